@@ -1,0 +1,1 @@
+print("RefreshDemo: coming in the token-refresh issue")

@@ -1,0 +1,43 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Upcoming features every target builds with, so the whole package reads the same way.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Courier",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "Courier", targets: ["Courier"]),
+        .library(name: "CourierPlugins", targets: ["CourierPlugins"]),
+        .library(name: "CourierTesting", targets: ["CourierTesting"]),
+        .executable(name: "RefreshDemo", targets: ["RefreshDemo"]),
+    ],
+    targets: [
+        .target(name: "Courier"),
+        .target(name: "CourierPlugins", dependencies: ["Courier"], path: "Plugins", exclude: ["README.md"]),
+        .target(name: "CourierTesting", dependencies: ["Courier"]),
+        // Starts and drives the Python test server (Tests/Server/server.py); used by the
+        // integration tests and by the RefreshDemo executable. Not a product.
+        .target(name: "CourierTestServer", path: "Tests/Server", exclude: ["server.py", "README.md"]),
+        .executableTarget(
+            name: "RefreshDemo",
+            dependencies: ["Courier", "CourierTestServer"],
+            path: "Examples/RefreshDemo"
+        ),
+        .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
+        .testTarget(name: "CourierPluginsTests", dependencies: ["Courier", "CourierPlugins", "CourierTesting"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["Courier", "CourierPlugins", "CourierTesting", "CourierTestServer"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}

@@ -1,0 +1,37 @@
+/// Why a request could not be signed, or a token could not be refreshed.
+///
+/// Requests report it wrapped in ``CourierError/authentication(_:)`` (and ``cancelled`` as
+/// ``CourierError/cancelled``). Descriptions never contain a token.
+public enum AuthenticationError: Error {
+    /// There is no token and no way to get one: sign in first.
+    case missingCredential
+    /// The refresh token was rejected (`invalid_grant`): the session is over and the app
+    /// must show its login screen. Requests fail fast with this until the next sign-in.
+    case sessionExpired
+    /// Refreshing failed for a reason that may pass (network, time-out, 5xx, an unreadable
+    /// answer); the stored refresh token was kept and the next request tries again.
+    case refreshFailed(any Error)
+    /// More refreshes than the session's ``RefreshWindow`` allows: the server keeps
+    /// rejecting fresh tokens, so Courier stops instead of looping.
+    case excessiveRefresh
+    /// The token endpoint's answer is not a valid RFC 6749 token response.
+    case invalidTokenResponse
+    /// The task waiting for a token was cancelled.
+    case cancelled
+}
+
+extension AuthenticationError: CustomStringConvertible {
+    /// What happened; never contains a token.
+    public var description: String {
+        switch self {
+        case .missingCredential: "No access token is available; sign in first."
+        case .sessionExpired: "The session has expired; the user must sign in again."
+        case .refreshFailed(let error):
+            "Refreshing the access token failed (the refresh token was kept): \(Redaction.describe(error))."
+        case .excessiveRefresh:
+            "The access token was refreshed too often in a short time; giving up to avoid a loop."
+        case .invalidTokenResponse: "The token endpoint's answer is not a valid token response."
+        case .cancelled: "Waiting for the access token was cancelled."
+        }
+    }
+}

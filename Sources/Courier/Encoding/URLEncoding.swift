@@ -1,0 +1,156 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Encodes parameters as `application/x-www-form-urlencoded` pairs, in the URL's query
+/// string or in the body, the way Alamofire does.
+///
+/// - Keys are sorted, so the same parameters always give the same string.
+/// - Arrays become `key[]=a&key[]=b`; nested dictionaries become `key[sub]=value`.
+/// - Booleans become `1` and `0`.
+/// - Everything is percent-escaped except the characters RFC 3986 allows in a query
+///   (`?` and `/` stay as they are).
+public struct URLEncoding: ParameterEncoding {
+    /// Where the encoded parameters go.
+    public enum Destination: Sendable {
+        /// The query string for `GET`, `HEAD` and `DELETE`; the body for other methods.
+        case methodDependent
+        /// Always the query string.
+        case queryString
+        /// Always the body, with `Content-Type: application/x-www-form-urlencoded;
+        /// charset=utf-8` unless the request already has a content type.
+        case httpBody
+    }
+
+    /// The query string for `GET`, `HEAD` and `DELETE`, the body otherwise.
+    public static let `default` = URLEncoding(destination: .methodDependent)
+    /// Always the query string.
+    public static let queryString = URLEncoding(destination: .queryString)
+    /// Always the body.
+    public static let httpBody = URLEncoding(destination: .httpBody)
+
+    /// Where this encoding puts the parameters.
+    public let destination: Destination
+
+    /// Creates an encoding with the given destination.
+    public init(destination: Destination = .methodDependent) {
+        self.destination = destination
+    }
+
+    /// Returns `request` with `parameters` encoded into its query string or body.
+    public func encode(_ request: URLRequest, with parameters: [String: any Sendable]?) throws
+        -> URLRequest
+    {
+        guard let parameters, !parameters.isEmpty else { return request }
+        var request = request
+        let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
+        let inURL: Bool
+        switch destination {
+        case .methodDependent: inURL = method.encodesParametersInURL
+        case .queryString: inURL = true
+        case .httpBody: inURL = false
+        }
+        let encoded = Self.query(parameters)
+        if inURL {
+            guard let url = request.url else {
+                throw CourierError.parameterEncoding(URLEncodingFailure.missingURL)
+            }
+            guard let newURL = Self.url(url, appendingQuery: encoded) else {
+                throw CourierError.parameterEncoding(URLEncodingFailure.invalidQuery)
+            }
+            request.url = newURL
+        } else {
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue(
+                    "application/x-www-form-urlencoded; charset=utf-8",
+                    forHTTPHeaderField: "Content-Type")
+            }
+            request.httpBody = Data(encoded.utf8)
+        }
+        return request
+    }
+
+    /// The parameters as a percent-escaped query string, keys sorted.
+    public static func query(_ parameters: [String: any Sendable]) -> String {
+        var components: [(String, String)] = []
+        for key in parameters.keys.sorted() {
+            if let value = parameters[key] {
+                appendComponents(key: key, value: value, to: &components)
+            }
+        }
+        var result = ""
+        for (index, (key, value)) in components.enumerated() {
+            if index > 0 { result.append("&") }
+            result.append(key)
+            result.append("=")
+            result.append(value)
+        }
+        return result
+    }
+
+    /// Percent-escapes `string` for a query key or value, leaving `?` and `/` alone.
+    public static func escape(_ string: String) -> String {
+        string.addingPercentEncoding(withAllowedCharacters: queryValueAllowed) ?? string
+    }
+
+    private static let queryValueAllowed: CharacterSet = {
+        // RFC 3986 §3.4 without the delimiters that split pairs or could be misread.
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: ":#[]@!$&'()*+,;=")
+        return allowed
+    }()
+
+    private static func appendComponents(
+        key: String, value: Any, to components: inout [(String, String)]
+    ) {
+        if let dictionary = value as? [String: Any] {
+            for nestedKey in dictionary.keys.sorted() {
+                if let nested = dictionary[nestedKey] {
+                    appendComponents(key: "\(key)[\(nestedKey)]", value: nested, to: &components)
+                }
+            }
+        } else if let array = value as? [Any] {
+            for element in array {
+                appendComponents(key: "\(key)[]", value: element, to: &components)
+            }
+        } else if let bool = value as? Bool, type(of: value) == Bool.self {
+            components.append((escape(key), bool ? "1" : "0"))
+        } else if value is NSNull {
+            components.append((escape(key), ""))
+        } else {
+            components.append((escape(key), escape(String(describing: value))))
+        }
+    }
+
+    /// `url` with `query` appended to its existing query, if any.
+    static func url(_ url: URL, appendingQuery query: String) -> URL? {
+        guard !query.isEmpty else { return url }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return nil
+        }
+        if let existing = components.percentEncodedQuery, !existing.isEmpty {
+            components.percentEncodedQuery = existing + "&" + query
+        } else {
+            components.percentEncodedQuery = query
+        }
+        return components.url
+    }
+}
+
+/// Why ``URLEncoding`` could not encode parameters.
+public enum URLEncodingFailure: Error, Sendable, CustomStringConvertible {
+    /// The request has no URL to add a query string to.
+    case missingURL
+    /// The encoded query string does not make a valid URL.
+    case invalidQuery
+
+    /// What went wrong.
+    public var description: String {
+        switch self {
+        case .missingURL: "the request has no URL to add the query string to"
+        case .invalidQuery: "the encoded query string does not make a valid URL"
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Dispatch
+import Foundation
+
+extension Provider {
+    /// Called as a transfer advances.
+    public typealias ProgressBlock = @Sendable (ProgressResponse) -> Void
+    /// Called once with the result.
+    public typealias Completion = @Sendable (Result<Response, CourierError>) -> Void
+
+    /// Sends `target` and calls `completion` with the result, Moya's way.
+    ///
+    /// ```swift
+    /// let request = provider.request(.zen) { result in
+    ///     switch result {
+    ///     case .success(let response): print(try? response.mapString())
+    ///     case .failure(let error): print(error)
+    ///     }
+    /// }
+    /// request.cancel()  // stops the transfer; completion gets .cancelled
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - callbackQueue: where `progress` and `completion` run; defaults to the provider's
+    ///     ``callbackQueue``, then the main queue.
+    ///   - progress: called as an upload or download advances, ending with the response.
+    ///   - completion: called exactly once.
+    /// - Returns: a handle that cancels the request.
+    @discardableResult
+    public func request(
+        _ target: Target,
+        callbackQueue: DispatchQueue? = nil,
+        progress: ProgressBlock? = nil,
+        completion: @escaping Completion
+    ) -> any Cancellable {
+        let queue = callbackQueue ?? self.callbackQueue ?? .main
+        let task = Task {
+            let result: Result<Response, CourierError>
+            if let progress {
+                let tracker = ProgressTracker { step in queue.async { progress(step) } }
+                result = await ProgressContext.$current.withValue(tracker.report) {
+                    await self.result(for: target)
+                }
+                if case .success(let response) = result {
+                    tracker.finish(with: response)
+                }
+            } else {
+                result = await self.result(for: target)
+            }
+            queue.async { completion(result) }
+        }
+        return TaskCancellable(task: task)
+    }
+
+    /// Sends `target` and decodes a successful (2xx) body as `D`.
+    ///
+    /// ```swift
+    /// let user = try await provider.request(.user(name: "ada"), as: User.self)
+    /// ```
+    ///
+    /// - Throws: ``CourierError/statusCode(_:)`` for a non-2xx answer (its body is rarely a
+    ///   `D`), ``CourierError/objectMapping(_:_:)`` when decoding fails, or the request's
+    ///   own error.
+    public func request<D: Decodable>(
+        _ target: Target, as type: D.Type = D.self, decoder: JSONDecoder = JSONDecoder()
+    ) async throws(CourierError) -> D {
+        try await request(target).filterSuccessfulStatusCodes().map(type, using: decoder)
+    }
+
+    /// Sends `target` and streams its progress; the last element carries the ``Response``.
+    ///
+    /// ```swift
+    /// for try await step in provider.requestWithProgress(.upload(file)) {
+    ///     if let response = step.response { print("done", response.statusCode) }
+    ///     else { print("\(Int(step.progress * 100)) %") }
+    /// }
+    /// ```
+    ///
+    /// Progress never goes back, even when a request is replayed after a token refresh, and
+    /// ends at 1. Cancelling the task that iterates (or ending the iteration) cancels the
+    /// transfer. The stream throws a ``CourierError``.
+    public func requestWithProgress(_ target: Target) -> AsyncThrowingStream<ProgressResponse, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: ProgressResponse.self)
+        let task = Task {
+            let tracker = ProgressTracker { step in continuation.yield(step) }
+            let result = await ProgressContext.$current.withValue(tracker.report) {
+                await self.result(for: target)
+            }
+            switch result {
+            case .success(let response):
+                tracker.finish(with: response)
+                continuation.finish()
+            case .failure(let error):
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    private func result(for target: Target) async -> Result<Response, CourierError> {
+        do throws(CourierError) {
+            return .success(try await request(target))
+        } catch {
+            return .failure(error)
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Dispatch
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Sends a service's targets: turns each into a request, runs it through the plugins, sends
+/// it (or answers from a stub) and returns the ``Response``.
+///
+/// ```swift
+/// let provider = Provider<GitHub>(plugins: [NetworkLoggerPlugin()])
+/// let response = try await provider.request(.zen)
+/// let user = try await provider.request(.user(name: "ada"), as: User.self)
+/// ```
+///
+/// Every stored property is a `let` of a `Sendable` type, which is what makes the class
+/// `Sendable`; subclasses must keep that rule.
+///
+/// ``request(_:)`` is the one override point: the completion-handler, decoding and progress
+/// forms all go through it, so a subclass such as ``RefreshableProvider`` changes them all.
+open class Provider<Target: TargetType>: @unchecked Sendable {
+    // @unchecked: an open class cannot be checked, but every stored property is an immutable
+    // `let` of a Sendable type (no lock needed), and subclasses must keep that rule.
+
+    /// Maps a target to its ``Endpoint``.
+    public typealias EndpointClosure = @Sendable (Target) -> Endpoint
+    /// Builds the `URLRequest` for an endpoint. Async (unlike Moya's callback, which hangs if
+    /// never called); throwing fails the request.
+    public typealias RequestClosure = @Sendable (Endpoint) async throws -> URLRequest
+    /// Says whether, and how, a target is stubbed.
+    public typealias StubClosure = @Sendable (Target) -> StubBehavior
+
+    /// Maps targets to endpoints.
+    public let endpointClosure: EndpointClosure
+    /// Builds requests from endpoints.
+    public let requestClosure: RequestClosure
+    /// Decides stubbing per target.
+    public let stubClosure: StubClosure
+    /// The queue completion handlers run on when a call does not name one; `nil` means the
+    /// main queue, as in Moya.
+    public let callbackQueue: DispatchQueue?
+    /// Sends real requests.
+    public let transport: any HTTPTransport
+    /// The plugins, in the order they run.
+    public let plugins: [any PluginType]
+
+    /// Creates a provider; every argument has Moya's default.
+    ///
+    /// - Parameters:
+    ///   - endpointClosure: maps a target to its endpoint
+    ///     (``defaultEndpointMapping(for:)``).
+    ///   - requestClosure: builds the `URLRequest` (``defaultRequestMapping(for:)``).
+    ///   - stubClosure: stubbing per target (``neverStub(_:)``: always the network).
+    ///   - callbackQueue: where completion handlers run by default (main queue).
+    ///   - transport: what sends real requests (a new ``URLSessionTransport``).
+    ///   - plugins: run in order on every request.
+    public init(
+        endpointClosure: @escaping EndpointClosure = Provider.defaultEndpointMapping,
+        requestClosure: @escaping RequestClosure = Provider.defaultRequestMapping,
+        stubClosure: @escaping StubClosure = Provider.neverStub,
+        callbackQueue: DispatchQueue? = nil,
+        transport: any HTTPTransport = URLSessionTransport(),
+        plugins: [any PluginType] = []
+    ) {
+        self.endpointClosure = endpointClosure
+        self.requestClosure = requestClosure
+        self.stubClosure = stubClosure
+        self.callbackQueue = callbackQueue
+        self.transport = transport
+        self.plugins = plugins
+    }
+
+    /// Sends `target` and returns the response.
+    ///
+    /// Runs the whole pipeline: endpoint, request, every plugin's `prepare` and `willSend`,
+    /// the transport or stub, validation, `didReceive` and `process`. Cancelling the calling
+    /// task cancels the transfer and throws ``CourierError/cancelled``.
+    ///
+    /// This is the one override point; overrides restate `async throws(CourierError)`.
+    ///
+    /// - Throws: a ``CourierError`` that says what failed.
+    open func request(_ target: Target) async throws(CourierError) -> Response {
+        try await send(target)
+    }
+
+    /// The pipeline behind ``request(_:)``, for subclasses that wrap it (a subclass that
+    /// replays a request calls this for each attempt).
+    public final func send(_ target: Target) async throws(CourierError) -> Response {
+        let endpoint = endpointClosure(target)
+        let prepared = try await prepareRequest(for: endpoint, target: target)
+        for plugin in plugins {
+            plugin.willSend(prepared, target: target)
+        }
+        var result = await perform(prepared, endpoint: endpoint, target: target)
+        if case .success(let response) = result, !target.validationType.accepts(response.statusCode) {
+            result = .failure(.statusCode(response))
+        }
+        for plugin in plugins {
+            plugin.didReceive(result, target: target)
+        }
+        for plugin in plugins {
+            result = plugin.process(result, target: target)
+        }
+        return try result.get()
+    }
+
+    private func prepareRequest(for endpoint: Endpoint, target: Target) async throws(CourierError)
+        -> URLRequest
+    {
+        var request: URLRequest
+        do {
+            request = try await requestClosure(endpoint)
+            for plugin in plugins {
+                request = try await plugin.prepare(request, target: target)
+            }
+        } catch {
+            throw CourierError(error)
+        }
+        if Task.isCancelled { throw .cancelled }
+        return request
+    }
+
+    private func perform(_ request: URLRequest, endpoint: Endpoint, target: Target) async -> Result<
+        Response, CourierError
+    > {
+        switch stubClosure(target) {
+        case .never:
+            return await sendForReal(request, task: endpoint.task)
+        case .immediate:
+            return StubResponder.respond(to: request, endpoint: endpoint)
+        case .delayed(let seconds):
+            do {
+                try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+            } catch {
+                return .failure(.cancelled)
+            }
+            return StubResponder.respond(to: request, endpoint: endpoint)
+        }
+    }
+
+    private func sendForReal(_ request: URLRequest, task: RequestTask) async -> Result<
+        Response, CourierError
+    > {
+        let body: PreparedBody
+        do {
+            body = try PreparedBody(for: task, request: request)
+        } catch {
+            return .failure(error)
+        }
+        defer { body.cleanUp() }
+        do {
+            let response = try await transport.send(
+                TransportRequest(
+                    urlRequest: body.request, body: body.transportBody,
+                    downloadDestination: task.downloadDestination,
+                    progress: ProgressContext.current))
+            return .success(response)
+        } catch {
+            return .failure(CourierError(error))
+        }
+    }
+}
+
+extension RequestTask {
+    /// The destination of a download task, `nil` for every other task.
+    var downloadDestination: DownloadDestination? {
+        switch self {
+        case .downloadDestination(let destination), .downloadParameters(_, _, let destination):
+            destination
+        default: nil
+        }
+    }
+}

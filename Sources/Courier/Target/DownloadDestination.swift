@@ -1,0 +1,37 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Decides where a downloaded file goes.
+///
+/// Called once the download has finished, with the temporary file and the server's response.
+/// Return the final location and how to treat what is already there:
+///
+/// ```swift
+/// let destination: DownloadDestination = { _, response in
+///     let url = FileManager.default.temporaryDirectory
+///         .appendingPathComponent(response.suggestedFilename ?? "download")
+///     return (url, [.removePreviousFile, .createIntermediateDirectories])
+/// }
+/// ```
+public typealias DownloadDestination =
+    @Sendable (_ temporaryURL: URL, _ response: HTTPURLResponse) -> (
+        destinationURL: URL, options: DownloadOptions
+    )
+
+/// What to do at a download's destination before the file is moved there.
+public struct DownloadOptions: OptionSet, Sendable {
+    /// The raw bits.
+    public let rawValue: Int
+
+    /// Creates options from raw bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Create the destination's missing parent directories.
+    public static let createIntermediateDirectories = DownloadOptions(rawValue: 1 << 0)
+
+    /// Replace a file that is already at the destination (otherwise the download fails).
+    public static let removePreviousFile = DownloadOptions(rawValue: 1 << 1)
+}

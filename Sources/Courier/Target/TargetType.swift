@@ -1,0 +1,59 @@
+import Foundation
+
+/// Describes one call of a service's API: where it goes, how it is sent and what it carries.
+///
+/// Model an API as an `enum` with one case per endpoint, exactly as with Moya:
+///
+/// ```swift
+/// enum GitHub: TargetType {
+///     case zen
+///     case user(name: String)
+///
+///     var baseURL: URL { URL(string: "https://api.github.com")! }
+///     var path: String {
+///         switch self {
+///         case .zen: "zen"
+///         case .user(let name): "users/\(name)"
+///         }
+///     }
+///     var method: HTTPMethod { .get }
+///     var task: RequestTask { .requestPlain }
+///     var headers: [String: String]? { ["Accept": "application/json"] }
+/// }
+/// ```
+///
+/// A Moya target moves over by renaming `Task` to ``RequestTask`` and `Method` to
+/// ``HTTPMethod``.
+public protocol TargetType: Sendable {
+    /// The base URL of the service, such as `https://api.example.com/v1`. It may carry a path
+    /// and a query; ``path`` is appended to its path and its query is kept.
+    var baseURL: URL { get }
+
+    /// The path of this call relative to ``baseURL``, such as `users/42`. An empty path
+    /// means the base URL itself. Leading and trailing slashes are handled.
+    var path: String { get }
+
+    /// The HTTP method of this call.
+    var method: HTTPMethod { get }
+
+    /// What the request carries (parameters, a body, a file) or where a download goes.
+    var task: RequestTask { get }
+
+    /// Headers to send with this call, if any.
+    var headers: [String: String]? { get }
+
+    /// Which status codes count as success. Other codes fail the request with
+    /// ``CourierError/statusCode(_:)``. Defaults to ``ValidationType/none``.
+    var validationType: ValidationType { get }
+
+    /// The body a stub provider answers with for this call. Defaults to empty data.
+    var sampleData: Data { get }
+}
+
+extension TargetType {
+    /// No status code validation, as in Moya.
+    public var validationType: ValidationType { .none }
+
+    /// Empty sample data.
+    public var sampleData: Data { Data() }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Sends a prepared request and returns what the server answered.
+///
+/// ``URLSessionTransport`` is the real one. Tests and benchmarks plug in their own (see the
+/// `CourierTesting` module); a transport only has to honour the request, the body and the
+/// download destination, report progress if asked, and stop promptly when the calling task
+/// is cancelled.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns the response, whatever its status code.
+    ///
+    /// - Throws: the network error (a `URLError`, say), or `CancellationError` when the
+    ///   calling task was cancelled. The provider wraps it into a ``CourierError``.
+    func send(_ request: TransportRequest) async throws -> Response
+}
+
+/// Everything a transport needs to send one request.
+public struct TransportRequest: Sendable {
+    /// Where the body comes from.
+    public enum Body: Sendable {
+        /// The `URLRequest`'s own `httpBody` (or none).
+        case inline
+        /// A file streamed from disk.
+        case file(URL)
+    }
+
+    /// The request as every plugin prepared it.
+    public var urlRequest: URLRequest
+    /// Where the body comes from.
+    public var body: Body
+    /// Where a download goes; `nil` for a request whose body is returned as data.
+    public var downloadDestination: DownloadDestination?
+    /// Called as bytes are sent (uploads) or received, with the bytes so far and the total
+    /// when known.
+    public var progress: (@Sendable (_ completedBytes: Int64, _ totalBytes: Int64?) -> Void)?
+
+    /// Creates a transport request.
+    public init(
+        urlRequest: URLRequest,
+        body: Body = .inline,
+        downloadDestination: DownloadDestination? = nil,
+        progress: (@Sendable (_ completedBytes: Int64, _ totalBytes: Int64?) -> Void)? = nil
+    ) {
+        self.urlRequest = urlRequest
+        self.body = body
+        self.downloadDestination = downloadDestination
+        self.progress = progress
+    }
+}
