@@ -67,7 +67,8 @@ public final class URLSessionTransport: HTTPTransport {
                     task.resume()
                 }
             }
-        } onCancel: {
+        } onCancel: { [delegate] in
+            delegate.markCancelledByCaller(task)
             task.cancel()
         }
     }

@@ -17,7 +17,10 @@ final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {
         var data = Data()
         var fileURL: URL?
         var fileError: (any Error)?
-        var failure: (any Error)?
+        /// Set when the transport cancelled the task itself to end an HTTP auth challenge.
+        var challengeEnded = false
+        /// Set when the caller cancelled; a cancellation then always wins.
+        var cancelledByCaller = false
 
         init(
             request: URLRequest, destination: DownloadDestination?,
@@ -47,6 +50,11 @@ final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {
         state?.continuation = nil
         lock.unlock()
         continuation?.resume(throwing: error)
+    }
+
+    /// Records that the caller cancelled `task`, just before the task is cancelled.
+    func markCancelledByCaller(_ task: URLSessionTask) {
+        withState(task) { $0.cancelledByCaller = true }
     }
 
     private func withState<T>(_ task: URLSessionTask, _ body: (TaskState) -> T) -> T? {
@@ -153,6 +161,23 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate, URLSessionDownloa
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
+        #if canImport(FoundationNetworking)
+            // swift-corelibs-foundation delivers the 401's headers and body first, then asks
+            // about the challenge — and never completes the task if we let it handle the
+            // challenge by default. Courier sends credentials as headers (plugins), so end the
+            // task here; didCompleteWithError turns it back into the 401 response.
+            let method = challenge.protectionSpace.authenticationMethod
+            let isHTTPChallenge =
+                method == NSURLAuthenticationMethodHTTPBasic || method == NSURLAuthenticationMethodHTTPDigest
+                || method == NSURLAuthenticationMethodDefault
+            if isHTTPChallenge, withState(task, { $0.response != nil }) == true {
+                withState(task) { $0.challengeEnded = true }
+                completionHandler(.cancelAuthenticationChallenge, nil)
+                return
+            }
+        #endif
+        // On Apple platforms the default handling, with no stored credential, completes the
+        // task with the 401 response.
         completionHandler(.performDefaultHandling, nil)
     }
 
@@ -164,8 +189,12 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate, URLSessionDownloa
         lock.unlock()
         guard let state, let continuation else { return }
         if let error {
-            continuation.resume(throwing: error)
-            return
+            let endedByChallenge =
+                state.challengeEnded && !state.cancelledByCaller && (error as? URLError)?.code == .cancelled
+            if !endedByChallenge {
+                continuation.resume(throwing: error)
+                return
+            }
         }
         if let fileError = state.fileError {
             continuation.resume(throwing: fileError)

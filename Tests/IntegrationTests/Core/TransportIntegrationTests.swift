@@ -1,0 +1,134 @@
+import Courier
+import CourierTestServer
+import Dispatch
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("URLSessionTransport against the test server")
+struct TransportIntegrationTests {
+    let server: TestServer
+    let provider = Provider<ServerAPI>()
+
+    init() async throws {
+        server = try await TestServer.start()
+    }
+
+    @Test("cancelling the calling task stops a 10-second request well under a second")
+    func taskCancellation() async throws {
+        let target = ServerAPI(server, "delay/10000")
+        let task = Task { try await provider.request(target) }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let clock = ContinuousClock()
+        let start = clock.now
+        task.cancel()
+        let result = await task.result
+        #expect(clock.now - start < .milliseconds(500))
+        guard case .failure(let error) = result else {
+            Issue.record("the cancelled request succeeded")
+            return
+        }
+        #expect((error as? CourierError)?.isCancelled == true)
+    }
+
+    @Test("a task cancelled before the request starts never reaches the server")
+    func cancelledBeforeStart() async throws {
+        let before = try await server.counters().requestsTotal
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await provider.request(ServerAPI(server, "echo"))
+        }
+        let result = await task.result
+        guard case .failure(let error) = result else {
+            Issue.record("the cancelled request succeeded")
+            return
+        }
+        #expect((error as? CourierError)?.isCancelled == true)
+        // Admin calls are not counted, so nothing at all reached the server.
+        #expect(try await server.counters().requestsTotal == before)
+    }
+
+    @Test("cancelling the Cancellable stops the transfer and delivers .cancelled")
+    func cancellable() async throws {
+        let clock = ContinuousClock()
+        var start = clock.now
+        let cancelled: Bool = await withCheckedContinuation { continuation in
+            let request = provider.request(ServerAPI(server, "delay/10000"), callbackQueue: DispatchQueue(label: "t")) { result in
+                if case .failure(let error) = result { continuation.resume(returning: error.isCancelled) }
+                else { continuation.resume(returning: false) }
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
+                request.cancel()
+            }
+            start = clock.now
+        }
+        #expect(cancelled)
+        #expect(clock.now - start < .seconds(1))
+    }
+
+    @Test("a 401 with a Basic or Digest challenge comes back as a response within a second", arguments: ["basic", "digest"])
+    func challengeComesBack(scheme: String) async throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let response = try await provider.request(ServerAPI(server, "challenge/\(scheme)"))
+        #expect(clock.now - start < .seconds(1))
+        #expect(response.statusCode == 401)
+        #expect(response.response?.value(forHTTPHeaderField: "WWW-Authenticate")?.lowercased().hasPrefix(scheme) == true)
+        #expect(try response.mapJSON() is [String: Any])
+    }
+
+    @Test("a redirect to another host drops Authorization; a same-host redirect keeps it")
+    func redirects() async throws {
+        let headers = ["Authorization": "Bearer secret-token", "X-Other": "kept"]
+        let crossHost = "http://localhost:\(server.port)/echo"
+        let cross = try await provider.request(
+            ServerAPI(server, "redirect", task: .requestParameters(parameters: ["to": crossHost], encoding: URLEncoding.queryString), headers: headers)
+        ).echo()
+        #expect(cross.header("Authorization") == nil)
+        #expect(cross.header("X-Other") == "kept")
+        #expect(cross.header("Host")?.hasPrefix("localhost") == true)
+
+        let same = try await provider.request(ServerAPI(server, "redirect-same/echo", headers: headers)).echo()
+        #expect(same.header("Authorization") == "Bearer secret-token")
+        #expect(same.path == "/echo")
+    }
+
+    @Test("status codes come back as responses, and validation turns them into statusCode errors")
+    func statusCodes() async throws {
+        for code in [200, 201, 204, 400, 404, 500, 503] {
+            let response = try await provider.request(ServerAPI(server, "status/\(code)"))
+            #expect(response.statusCode == code)
+        }
+        var validated = ServerAPI(server, "status/500")
+        validated.validationType = .successCodes
+        await #expect {
+            try await provider.request(validated)
+        } throws: { error in
+            if case .statusCode(let response) = error as? CourierError { return response.statusCode == 500 }
+            return false
+        }
+    }
+
+    @Test("connection refused is an underlying URLError, not a crash")
+    func connectionRefused() async throws {
+        var target = ServerAPI(server, "echo")
+        target.base = URL(string: "http://127.0.0.1:1")!
+        await #expect {
+            try await provider.request(target)
+        } throws: { error in
+            guard case .underlying(let underlying, nil) = error as? CourierError else { return false }
+            return underlying is URLError
+        }
+    }
+
+    @Test("non-JSON mapped as JSON is a typed error")
+    func nonJSON() async throws {
+        let response = try await provider.request(ServerAPI(server, "json/invalid"))
+        #expect(throws: CourierError.self) { try response.mapJSON() }
+        let nested = try await provider.request(ServerAPI(server, "json/nested"))
+        #expect(try nested.mapString(atKeyPath: "data.user.tags.0") == "a")
+    }
+}
