@@ -12,7 +12,8 @@ enum StubResponder {
             let url = request.url ?? URL(fileURLWithPath: "/")
             let httpResponse = HTTPURLResponse(
                 url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: nil)
-            return deliver(data, statusCode: statusCode, httpResponse: httpResponse, request: request, task: endpoint.task)
+            return deliver(
+                data, statusCode: statusCode, httpResponse: httpResponse, request: request, task: endpoint.task)
         case .response(let httpResponse, let data):
             return deliver(
                 data, statusCode: httpResponse.statusCode, httpResponse: httpResponse, request: request,

@@ -56,10 +56,12 @@ struct CourierErrorTests {
         #expect(CourierError(CancellationError()).isCancelled)
         #expect(CourierError(URLError(.cancelled)).isCancelled)
         #expect(CourierError(AuthenticationError.cancelled).isCancelled)
-        if case .authentication(.sessionExpired) = CourierError(AuthenticationError.sessionExpired) {} else {
+        if case .authentication(.sessionExpired) = CourierError(AuthenticationError.sessionExpired) {
+        } else {
             Issue.record("sessionExpired was not wrapped as authentication")
         }
-        if case .statusCode = CourierError(CourierError.statusCode(Response(statusCode: 1, data: Data()))) {} else {
+        if case .statusCode = CourierError(CourierError.statusCode(Response(statusCode: 1, data: Data()))) {
+        } else {
             Issue.record("a CourierError was re-wrapped")
         }
     }

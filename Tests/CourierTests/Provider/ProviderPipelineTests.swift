@@ -63,7 +63,9 @@ struct ProviderPipelineTests {
     @Test("process may replace the result")
     func processReplaces() async throws {
         struct FailEverything: PluginType {
-            func process(_ result: Result<Response, CourierError>, target: any TargetType) -> Result<Response, CourierError> {
+            func process(_ result: Result<Response, CourierError>, target: any TargetType) -> Result<
+                Response, CourierError
+            > {
                 .failure(.requestMapping("replaced"))
             }
         }
@@ -140,13 +142,17 @@ struct ProviderPipelineTests {
 
     @Test("cancelling the Cancellable delivers .cancelled promptly")
     func cancellable() async throws {
-        let provider = Provider<TestAPI>(stubClosure: Provider.delayedStub(10), callbackQueue: DispatchQueue(label: "c"))
+        let provider = Provider<TestAPI>(
+            stubClosure: Provider.delayedStub(10), callbackQueue: DispatchQueue(label: "c"))
         let clock = ContinuousClock()
         let start = clock.now
         let outcome: Bool = await withCheckedContinuation { continuation in
             let request = provider.request(.plain) { result in
-                if case .failure(let error) = result { continuation.resume(returning: error.isCancelled) }
-                else { continuation.resume(returning: false) }
+                if case .failure(let error) = result {
+                    continuation.resume(returning: error.isCancelled)
+                } else {
+                    continuation.resume(returning: false)
+                }
             }
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
                 request.cancel()

@@ -8,7 +8,8 @@ struct ResponseTests {
         Response(statusCode: status, data: Data(body.utf8))
     }
 
-    private let nested = #"{"data":{"user":{"id":7,"name":"Ada","tags":["a","b"]},"items":[{"id":1},{"id":2}]},"msg":"hi","none":null}"#
+    private let nested =
+        #"{"data":{"user":{"id":7,"name":"Ada","tags":["a","b"]},"items":[{"id":1},{"id":2}]},"msg":"hi","none":null}"#
 
     @Test("filters pass matching codes and throw statusCode otherwise", arguments: [200, 204, 301, 404, 500])
     func filters(code: Int) throws {
@@ -81,7 +82,9 @@ struct ResponseTests {
     @Test("map failures are objectMapping errors carrying the response")
     func mapFailures() {
         let r = response(201, nested)
-        for (type, path): (any Decodable.Type, String?) in [(User.self, "data.items"), (User.self, "data.missing"), (User.self, nil)] {
+        for (type, path): (any Decodable.Type, String?) in [
+            (User.self, "data.items"), (User.self, "data.missing"), (User.self, nil),
+        ] {
             #expect {
                 try r.map(type, atKeyPath: path)
             } throws: { error in

@@ -119,4 +119,3 @@ struct StubbingTests {
         #expect(try Data(contentsOf: destination) == Data("PDF".utf8))
     }
 }
-

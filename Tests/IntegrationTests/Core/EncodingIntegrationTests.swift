@@ -17,7 +17,9 @@ struct EncodingIntegrationTests {
         server = try await TestServer.start()
     }
 
-    private func echo(_ path: String = "echo", _ method: HTTPMethod = .post, _ task: RequestTask, headers: [String: String]? = nil)
+    private func echo(
+        _ path: String = "echo", _ method: HTTPMethod = .post, _ task: RequestTask, headers: [String: String]? = nil
+    )
         async throws -> Echo
     {
         try await provider.request(ServerAPI(server, path, method: method, task: task, headers: headers)).echo()
@@ -44,14 +46,16 @@ struct EncodingIntegrationTests {
     @Test("requestJSONEncodable and requestCustomJSONEncodable send JSON with its content type")
     func jsonEncodable() async throws {
         struct Payload: Encodable, Sendable { let userName: String; let emoji: String }
-        let plain = try await echo("echo", .post, .requestJSONEncodable(Payload(userName: "Ada \"L\"", emoji: "\u{2603}")))
+        let plain = try await echo(
+            "echo", .post, .requestJSONEncodable(Payload(userName: "Ada \"L\"", emoji: "\u{2603}")))
         #expect(plain.header("Content-Type") == "application/json")
         #expect(try plain.jsonBody()["userName"] as? String == "Ada \"L\"")
         #expect(try plain.jsonBody()["emoji"] as? String == "\u{2603}")
 
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        let custom = try await echo("echo", .post, .requestCustomJSONEncodable(Payload(userName: "B", emoji: ""), encoder: encoder))
+        let custom = try await echo(
+            "echo", .post, .requestCustomJSONEncodable(Payload(userName: "B", emoji: ""), encoder: encoder))
         #expect(try custom.jsonBody()["user_name"] as? String == "B")
     }
 
@@ -60,14 +64,16 @@ struct EncodingIntegrationTests {
         let parameters: [String: any Sendable] = [
             "q": "a b&c=d/é?", "tags": ["x", "y z"], "flag": true, "nested": ["k": "v"] as [String: any Sendable],
         ]
-        let get = try await echo("echo", .get, .requestParameters(parameters: parameters, encoding: URLEncoding.default))
+        let get = try await echo(
+            "echo", .get, .requestParameters(parameters: parameters, encoding: URLEncoding.default))
         #expect(get.args["q"] == ["a b&c=d/é?"])
         #expect(get.args["tags[]"] == ["x", "y z"])
         #expect(get.args["flag"] == ["1"])
         #expect(get.args["nested[k]"] == ["v"])
         #expect(get.bodyLength == 0)
 
-        let post = try await echo("echo", .post, .requestParameters(parameters: parameters, encoding: URLEncoding.default))
+        let post = try await echo(
+            "echo", .post, .requestParameters(parameters: parameters, encoding: URLEncoding.default))
         #expect(post.query == "")
         #expect(post.form?["q"] == ["a b&c=d/é?"])
         #expect(post.form?["tags[]"] == ["x", "y z"])
@@ -76,16 +82,19 @@ struct EncodingIntegrationTests {
 
     @Test("requestParameters with queryString on POST and httpBody on GET")
     func forcedDestinations() async throws {
-        let query = try await echo("echo", .post, .requestParameters(parameters: ["a": 1], encoding: URLEncoding.queryString))
+        let query = try await echo(
+            "echo", .post, .requestParameters(parameters: ["a": 1], encoding: URLEncoding.queryString))
         #expect(query.args["a"] == ["1"])
         #expect(query.bodyLength == 0)
-        let body = try await echo("echo", .put, .requestParameters(parameters: ["a": 1], encoding: URLEncoding.httpBody))
+        let body = try await echo(
+            "echo", .put, .requestParameters(parameters: ["a": 1], encoding: URLEncoding.httpBody))
         #expect(body.form?["a"] == ["1"])
     }
 
     @Test("requestParameters with JSONEncoding")
     func jsonEncoding() async throws {
-        let echo = try await echo("echo", .patch, .requestParameters(parameters: ["n": 1, "list": [1, 2]], encoding: JSONEncoding.default))
+        let echo = try await echo(
+            "echo", .patch, .requestParameters(parameters: ["n": 1, "list": [1, 2]], encoding: JSONEncoding.default))
         #expect(echo.method == "PATCH")
         #expect(try echo.jsonBody()["list"] as? [Int] == [1, 2])
         #expect(echo.header("Content-Type") == "application/json")
@@ -93,7 +102,8 @@ struct EncodingIntegrationTests {
 
     @Test("requestCompositeData: the body as given and parameters in the query")
     func compositeData() async throws {
-        let echo = try await echo("echo", .post, .requestCompositeData(bodyData: Data("body!".utf8), urlParameters: ["page": 2, "s": "x y"]))
+        let echo = try await echo(
+            "echo", .post, .requestCompositeData(bodyData: Data("body!".utf8), urlParameters: ["page": 2, "s": "x y"]))
         #expect(echo.body == "body!")
         #expect(echo.args["page"] == ["2"])
         #expect(echo.args["s"] == ["x y"])
@@ -103,20 +113,23 @@ struct EncodingIntegrationTests {
     func compositeParameters() async throws {
         let json = try await echo(
             "echo", .post,
-            .requestCompositeParameters(bodyParameters: ["name": "Ada"], bodyEncoding: JSONEncoding.default, urlParameters: ["v": "2"]))
+            .requestCompositeParameters(
+                bodyParameters: ["name": "Ada"], bodyEncoding: JSONEncoding.default, urlParameters: ["v": "2"]))
         #expect(try json.jsonBody()["name"] as? String == "Ada")
         #expect(json.args["v"] == ["2"])
 
         let form = try await echo(
             "echo", .post,
-            .requestCompositeParameters(bodyParameters: ["name": "A&B"], bodyEncoding: URLEncoding.httpBody, urlParameters: ["v": "2"]))
+            .requestCompositeParameters(
+                bodyParameters: ["name": "A&B"], bodyEncoding: URLEncoding.httpBody, urlParameters: ["v": "2"]))
         #expect(form.form?["name"] == ["A&B"])
         #expect(form.args["v"] == ["2"])
     }
 
     @Test("a base URL with a query keeps it next to the target's parameters")
     func baseQueryKept() async throws {
-        var target = ServerAPI(server, "echo", task: .requestParameters(parameters: ["b": "2"], encoding: URLEncoding.default))
+        var target = ServerAPI(
+            server, "echo", task: .requestParameters(parameters: ["b": "2"], encoding: URLEncoding.default))
         target.base = URL(string: server.baseURL.absoluteString + "/?key=k1")!
         let echo = try await provider.request(target).echo()
         #expect(echo.args["key"] == ["k1"])
@@ -142,17 +155,22 @@ struct EncodingIntegrationTests {
         }
         let parts = [
             MultipartFormBodyPart(provider: .data(Data("Ada".utf8)), name: "na\"me é"),
-            MultipartFormBodyPart(provider: .data(Data(repeating: 7, count: 1000)), name: "file", fileName: "photo \"1\".jpg", mimeType: "image/jpeg"),
+            MultipartFormBodyPart(
+                provider: .data(Data(repeating: 7, count: 1000)), name: "file", fileName: "photo \"1\".jpg",
+                mimeType: "image/jpeg"),
         ]
-        let simple = try await provider.request(ServerAPI(server, "multipart", method: .post, task: .uploadMultipart(parts)))
-            .map(Parts.self)
+        let simple = try await provider.request(
+            ServerAPI(server, "multipart", method: .post, task: .uploadMultipart(parts))
+        )
+        .map(Parts.self)
         #expect(simple.parts.map(\.name) == ["na\"me é", "file"])
         #expect(simple.parts[0].value == "Ada")
         #expect(simple.parts[1].filename == "photo \"1\".jpg")
         #expect(simple.parts[1].length == 1000)
 
         let composite = try await provider.request(
-            ServerAPI(server, "echo", method: .post, task: .uploadCompositeMultipart(parts, urlParameters: ["album": "x"]))
+            ServerAPI(
+                server, "echo", method: .post, task: .uploadCompositeMultipart(parts, urlParameters: ["album": "x"]))
         ).echo()
         #expect(composite.args["album"] == ["x"])
         #expect(composite.header("Content-Type")?.hasPrefix("multipart/form-data; boundary=") == true)
@@ -164,7 +182,9 @@ struct EncodingIntegrationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("a/b/file.bin")
         let response = try await provider.request(
-            ServerAPI(server, "bytes/5000", task: .downloadDestination { _, _ in (destination, [.createIntermediateDirectories]) }))
+            ServerAPI(
+                server, "bytes/5000",
+                task: .downloadDestination { _, _ in (destination, [.createIntermediateDirectories]) }))
         #expect(response.statusCode == 200)
         #expect(response.data.isEmpty)
         #expect(response.fileURL == destination)

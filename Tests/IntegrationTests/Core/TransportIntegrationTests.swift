@@ -56,9 +56,13 @@ struct TransportIntegrationTests {
         let clock = ContinuousClock()
         var start = clock.now
         let cancelled: Bool = await withCheckedContinuation { continuation in
-            let request = provider.request(ServerAPI(server, "delay/10000"), callbackQueue: DispatchQueue(label: "t")) { result in
-                if case .failure(let error) = result { continuation.resume(returning: error.isCancelled) }
-                else { continuation.resume(returning: false) }
+            let request = provider.request(ServerAPI(server, "delay/10000"), callbackQueue: DispatchQueue(label: "t")) {
+                result in
+                if case .failure(let error) = result {
+                    continuation.resume(returning: error.isCancelled)
+                } else {
+                    continuation.resume(returning: false)
+                }
             }
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
                 request.cancel()
@@ -69,14 +73,17 @@ struct TransportIntegrationTests {
         #expect(clock.now - start < .seconds(1))
     }
 
-    @Test("a 401 with a Basic or Digest challenge comes back as a response within a second", arguments: ["basic", "digest"])
+    @Test(
+        "a 401 with a Basic or Digest challenge comes back as a response within a second",
+        arguments: ["basic", "digest"])
     func challengeComesBack(scheme: String) async throws {
         let clock = ContinuousClock()
         let start = clock.now
         let response = try await provider.request(ServerAPI(server, "challenge/\(scheme)"))
         #expect(clock.now - start < .seconds(1))
         #expect(response.statusCode == 401)
-        #expect(response.response?.value(forHTTPHeaderField: "WWW-Authenticate")?.lowercased().hasPrefix(scheme) == true)
+        #expect(
+            response.response?.value(forHTTPHeaderField: "WWW-Authenticate")?.lowercased().hasPrefix(scheme) == true)
         #expect(try response.mapJSON() is [String: Any])
     }
 
@@ -85,7 +92,10 @@ struct TransportIntegrationTests {
         let headers = ["Authorization": "Bearer secret-token", "X-Other": "kept"]
         let crossHost = "http://localhost:\(server.port)/echo"
         let cross = try await provider.request(
-            ServerAPI(server, "redirect", task: .requestParameters(parameters: ["to": crossHost], encoding: URLEncoding.queryString), headers: headers)
+            ServerAPI(
+                server, "redirect",
+                task: .requestParameters(parameters: ["to": crossHost], encoding: URLEncoding.queryString),
+                headers: headers)
         ).echo()
         #expect(cross.header("Authorization") == nil)
         #expect(cross.header("X-Other") == "kept")
