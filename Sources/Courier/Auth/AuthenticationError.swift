@@ -18,6 +18,9 @@ public enum AuthenticationError: Error {
     case invalidTokenResponse
     /// The task waiting for a token was cancelled.
     case cancelled
+    /// The token store could not be read (a corrupt token file, say); it was left as it
+    /// is. Signing in again replaces it.
+    case storeUnavailable(any Error)
 }
 
 extension AuthenticationError: CustomStringConvertible {
@@ -32,6 +35,7 @@ extension AuthenticationError: CustomStringConvertible {
             "The access token was refreshed too often in a short time; giving up to avoid a loop."
         case .invalidTokenResponse: "The token endpoint's answer is not a valid token response."
         case .cancelled: "Waiting for the access token was cancelled."
+        case .storeUnavailable(let error): "The stored token cannot be read: \(Redaction.describe(error))."
         }
     }
 }

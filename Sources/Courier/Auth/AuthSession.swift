@@ -1,0 +1,285 @@
+import Foundation
+
+/// Owns an access token's life: loads and stores it, hands it to requests, refreshes it once
+/// when it expires or is rejected, and tells the app when the session is over.
+///
+/// ```swift
+/// let session = AuthSession(
+///     store: FileTokenStore(url: tokenFile),
+///     refresh: { token in
+///         // Call the token endpoint through a plain Provider, never the refreshable one.
+///         let response = try await authProvider.request(.refresh(token.refreshToken ?? ""))
+///         return try OAuthToken(response: response)
+///     })
+/// ```
+///
+/// Several providers may share one session. Everything is single-flight: however many
+/// requests need a new token at once, the refresh (or acquire) closure runs once and they all
+/// get its result. The refresh runs in a task the session owns, so cancelling the request
+/// that triggered it cancels that request only.
+///
+/// The refresh closure reports through what it throws. A ``CourierError`` whose response
+/// is 401, or 400 with `invalid_grant`, `invalid_client` or `unauthorized_client` (or
+/// without an OAuth error code), or ``AuthenticationError/sessionExpired``, ends the session:
+/// the token is cleared from the store, ``AuthEvent/sessionExpired`` is emitted once, and
+/// requests fail fast until ``signIn(_:)``. Any other error (network, time-out, 5xx, an
+/// unreadable answer, a store write) fails the waiting requests with
+/// ``AuthenticationError/refreshFailed(_:)`` and keeps the stored refresh token for the next
+/// try.
+public actor AuthSession {
+    /// Calls the token endpoint with the given token's refresh token and returns the new
+    /// token.
+    public typealias RefreshClosure = @Sendable (OAuthToken) async throws -> OAuthToken
+    /// Gets a first token with no user action (anonymous or client-credentials sessions).
+    public typealias AcquireClosure = @Sendable () async throws -> OAuthToken
+
+    private nonisolated let store: any TokenStore
+    private nonisolated let refreshClosure: RefreshClosure
+    private nonisolated let acquireClosure: AcquireClosure?
+    private nonisolated let now: @Sendable () -> Date
+    /// How long a refresh may take before its waiters fail, in seconds.
+    public nonisolated let refreshTimeout: TimeInterval
+    private nonisolated let broadcaster = AuthEventBroadcaster()
+    private nonisolated let waiters = TokenWaiters()
+
+    private var machine: AuthStateMachine
+    private var operations: [AuthStateMachine.OperationID: Task<Void, Never>] = [:]
+    private var timeouts: [AuthStateMachine.OperationID: Task<Void, Never>] = [:]
+    private var operationErrors: [AuthStateMachine.OperationID: any Error] = [:]
+    private let loadError: (any Error)?
+
+    /// Creates a session.
+    ///
+    /// - Parameters:
+    ///   - store: where the token is kept; it is loaded now.
+    ///   - refresh: calls the token endpoint with the current token's refresh token.
+    ///   - acquire: gets a first token with no user action, when there is none (or none that
+    ///     can be refreshed); `nil` means a sign-in is needed.
+    ///   - now: the clock that decides expiry (tests drive it).
+    ///   - refreshWindow: at most this many refreshes in this interval, then
+    ///     ``AuthenticationError/excessiveRefresh``; `nil` turns the guard off.
+    ///   - refreshTimeout: seconds after which a refresh's waiters fail and the slot is free
+    ///     again (a late answer is still stored if nothing changed meanwhile).
+    public init(
+        store: any TokenStore = InMemoryTokenStore(),
+        refresh: @escaping RefreshClosure,
+        acquire: AcquireClosure? = nil,
+        now: @escaping @Sendable () -> Date = { Date() },
+        refreshWindow: RefreshWindow? = RefreshWindow(),
+        refreshTimeout: TimeInterval = 30
+    ) {
+        self.store = store
+        self.refreshClosure = refresh
+        self.acquireClosure = acquire
+        self.now = now
+        self.refreshTimeout = refreshTimeout
+        var loaded: OAuthToken?
+        var loadError: (any Error)?
+        do {
+            loaded = try store.load()
+        } catch {
+            loadError = error
+        }
+        self.loadError = loadError
+        self.machine = AuthStateMachine(token: loaded, window: refreshWindow, canAcquire: acquire != nil)
+    }
+
+    /// A new stream of the session's events from now on (earlier events are not replayed).
+    /// Each access subscribes a new listener; every listener gets every event.
+    public nonisolated var events: AsyncStream<AuthEvent> {
+        broadcaster.subscribe()
+    }
+
+    /// The current token, if any.
+    public var token: OAuthToken? { machine.token }
+
+    /// Whether the refresh token was rejected and the app must sign in again.
+    public var isSessionExpired: Bool { machine.phase == .expired }
+
+    /// A token valid for at least `minimumValidity` seconds: the stored one, or a new one
+    /// after a refresh (or acquire) that concurrent callers share.
+    ///
+    /// `minimumValidity` is capped at half the token's lifetime, so a token that lives only
+    /// a few seconds is refreshed once and then used, not refreshed on every request.
+    ///
+    /// - Throws: ``AuthenticationError/sessionExpired``,
+    ///   ``AuthenticationError/missingCredential``, ``AuthenticationError/refreshFailed(_:)``,
+    ///   ``AuthenticationError/excessiveRefresh``, or ``AuthenticationError/cancelled`` when
+    ///   the calling task is cancelled.
+    public func validToken(minimumValidity: TimeInterval = 0) async throws(AuthenticationError) -> OAuthToken {
+        let id = waiters.makeID()
+        let effects = machine.requestToken(waiter: id, minimumValidity: minimumValidity, now: now())
+        return try await wait(id, effects)
+    }
+
+    /// A token to replace `stale`, which the server rejected.
+    ///
+    /// If the current token is already a different one (another request refreshed
+    /// meanwhile), it is returned without a call; otherwise this starts or joins the one
+    /// refresh.
+    public func refresh(rejecting stale: OAuthToken?) async throws(AuthenticationError) -> OAuthToken {
+        try await refresh(rejectingAccessToken: stale?.accessToken)
+    }
+
+    /// A token to replace the access token `stale` that a request carried (`nil` if it
+    /// carried none); see ``refresh(rejecting:)``.
+    public func refresh(rejectingAccessToken stale: String?) async throws(AuthenticationError) -> OAuthToken {
+        let id = waiters.makeID()
+        let effects = machine.requestRefresh(waiter: id, rejecting: stale, now: now())
+        return try await wait(id, effects)
+    }
+
+    /// Stores `token` and makes it current. Requests waiting for a refresh get it; a
+    /// refresh still in flight is cancelled and its answer ignored.
+    ///
+    /// - Throws: the store's error; the session is then unchanged.
+    public func signIn(_ token: OAuthToken) throws {
+        try store.save(token)
+        perform(machine.signedIn(token), operationError: nil)
+    }
+
+    /// Clears the token from memory and from the store. Waiting requests fail with
+    /// ``AuthenticationError/missingCredential``; a refresh still in flight is cancelled and
+    /// its answer ignored.
+    ///
+    /// - Throws: the store's error (the token is cleared from memory all the same).
+    public func signOut() throws {
+        perform(machine.signedOut(), operationError: nil)
+        try store.save(nil)
+    }
+
+    // MARK: Waiting
+
+    private func wait(_ id: UInt64, _ effects: AuthStateMachine.Effects) async throws(AuthenticationError)
+        -> OAuthToken
+    {
+        // Fast path: answered at once, nothing else to do, no continuation needed.
+        if effects.persist == nil, effects.events.isEmpty, effects.start == nil, effects.cancel == nil,
+            effects.resume.count == 1, let only = effects.resume.first, only.waiter == id
+        {
+            return try mapped(only.result, operationError: nil).get()
+        }
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    waiters.register(id, continuation)
+                    perform(effects, operationError: nil)
+                }
+            } onCancel: {
+                waiters.cancel(id)
+            }
+        } catch let error as AuthenticationError {
+            throw error
+        } catch {
+            throw .refreshFailed(error)
+        }
+    }
+
+    // MARK: Performing effects
+
+    private func perform(_ effects: AuthStateMachine.Effects, operationError: (any Error)?) {
+        if effects.persist == .clear {
+            // The session is over either way; a store that cannot delete must not keep the
+            // user signed in.
+            try? store.save(nil)
+        }
+        for resumption in effects.resume {
+            waiters.resume(resumption.waiter, with: mapped(resumption.result, operationError: operationError))
+        }
+        for event in effects.events {
+            broadcaster.emit(event)
+        }
+        if let id = effects.cancel {
+            operations.removeValue(forKey: id)?.cancel()
+            timeouts.removeValue(forKey: id)?.cancel()
+        }
+        if let (id, operation) = effects.start {
+            start(id, operation)
+        }
+    }
+
+    private func mapped(_ result: Result<OAuthToken, AuthStateMachine.Failure>, operationError: (any Error)?)
+        -> Result<OAuthToken, AuthenticationError>
+    {
+        result.mapError { failure in
+            switch failure {
+            case .missingCredential: loadError.map { .storeUnavailable($0) } ?? .missingCredential
+            case .sessionExpired: .sessionExpired
+            case .excessiveRefresh: .excessiveRefresh
+            case .transient: .refreshFailed(operationError ?? RefreshTimeout(seconds: refreshTimeout))
+            }
+        }
+    }
+
+    private func start(_ id: AuthStateMachine.OperationID, _ operation: AuthStateMachine.Operation) {
+        // Detached: the refresh belongs to the session, not to the request that triggered
+        // it, and must not inherit its cancellation or task-locals (such as progress).
+        let refreshClosure = self.refreshClosure
+        let acquireClosure = self.acquireClosure
+        operations[id] = Task.detached { [weak self] in
+            let result: Result<OAuthToken, any Error>
+            do {
+                switch operation {
+                case .refresh(let token): result = .success(try await refreshClosure(token))
+                case .acquire:
+                    guard let acquireClosure else { throw AuthenticationError.missingCredential }
+                    result = .success(try await acquireClosure())
+                }
+            } catch {
+                result = .failure(error)
+            }
+            await self?.operationEnded(id, result)
+        }
+        let timeout = refreshTimeout
+        timeouts[id] = Task.detached { [weak self] in
+            do {
+                try await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1_000_000_000))
+            } catch {
+                return
+            }
+            await self?.operationTimedOut(id)
+        }
+    }
+
+    private func operationEnded(_ id: AuthStateMachine.OperationID, _ result: Result<OAuthToken, any Error>) {
+        operations.removeValue(forKey: id)
+        timeouts.removeValue(forKey: id)?.cancel()
+        let outcome: AuthStateMachine.Outcome
+        var error: (any Error)?
+        switch result {
+        case .success(let token) where token.accessToken.isEmpty:
+            outcome = .transient
+            error = AuthenticationError.invalidTokenResponse
+        case .success(let token):
+            outcome = .success(token)
+        case .failure(let failure):
+            error = failure
+            outcome = RefreshFailureClassifier.isRejection(failure) ? .rejected : .transient
+        }
+        var effects = machine.operationFinished(id, outcome: outcome)
+        if case .save(let token) = effects.persist {
+            do {
+                try store.save(token)
+                effects = machine.persisted(id, token: token, succeeded: true)
+            } catch let storeError {
+                error = storeError
+                effects = machine.persisted(id, token: token, succeeded: false)
+            }
+        }
+        perform(effects, operationError: error)
+    }
+
+    private func operationTimedOut(_ id: AuthStateMachine.OperationID) {
+        timeouts.removeValue(forKey: id)
+        perform(machine.operationTimedOut(id), operationError: RefreshTimeout(seconds: refreshTimeout))
+    }
+}
+
+/// A refresh took longer than the session's `refreshTimeout`.
+public struct RefreshTimeout: Error, Sendable, CustomStringConvertible {
+    /// The time-out, in seconds.
+    public let seconds: TimeInterval
+
+    /// What happened.
+    public var description: String { "the token refresh did not finish within \(seconds) seconds" }
+}

@@ -1,0 +1,139 @@
+import Dispatch
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A ``Provider`` that keeps requests working across token expiry.
+///
+/// ```swift
+/// let provider = RefreshableProvider<MyAPI>(auth: session)
+/// let profile = try await provider.request(.profile, as: Profile.self)
+/// ```
+///
+/// - Every signed request goes out with a valid token: its ``AuthPlugin`` (installed first,
+///   before your plugins, so a logger sees the signed request) refreshes a token that is
+///   about to expire before sending.
+/// - When the server rejects the token anyway (401, or what ``RefreshPolicy`` says), the
+///   session refreshes **once** for all requests that fail together, and each is replayed
+///   with the new token: rebuilt from its target, so every plugin's `prepare` runs again.
+/// - A replay that is rejected again is returned as it is; no loop.
+/// - Targets whose ``AccessTokenAuthorizable/authorizationType`` is `nil` (login, token
+///   endpoints, third-party hosts) are never signed and never trigger a refresh.
+/// - When the refresh token is dead, requests fail with
+///   ``AuthenticationError/sessionExpired`` and the session emits
+///   ``AuthEvent/sessionExpired`` once.
+open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked Sendable {
+    // @unchecked: as for Provider, every stored property is an immutable `let` of a
+    // Sendable type.
+
+    /// The session whose token signs requests.
+    public let auth: AuthSession
+    /// When a response counts as a rejected token, and how replays work.
+    public let refreshPolicy: RefreshPolicy
+
+    /// Creates a provider.
+    ///
+    /// - Parameters:
+    ///   - auth: the session whose token signs requests.
+    ///   - refreshPolicy: what counts as a rejected token (default: 401).
+    ///   - authPlugin: the signing plugin; by default `AuthPlugin(auth: auth)`. It runs
+    ///     first. Pass one to change the leeway or allowed hosts.
+    ///   - plugins: your plugins; they run after the signing plugin.
+    ///   - The other parameters are ``Provider``'s.
+    public init(
+        auth: AuthSession,
+        refreshPolicy: RefreshPolicy = .default,
+        authPlugin: AuthPlugin? = nil,
+        endpointClosure: @escaping EndpointClosure = Provider<Target>.defaultEndpointMapping,
+        requestClosure: @escaping RequestClosure = Provider<Target>.defaultRequestMapping,
+        stubClosure: @escaping StubClosure = Provider<Target>.neverStub,
+        callbackQueue: DispatchQueue? = nil,
+        transport: any HTTPTransport = URLSessionTransport(),
+        plugins: [any PluginType] = []
+    ) {
+        self.auth = auth
+        self.refreshPolicy = refreshPolicy
+        let signing = authPlugin ?? AuthPlugin(auth: auth)
+        super.init(
+            endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
+            callbackQueue: callbackQueue, transport: transport,
+            plugins: [signing] + plugins.filter { !($0 is AuthPlugin) })
+    }
+
+    /// Sends `target`; on a rejected token, refreshes once (shared with every concurrent
+    /// request) and replays, at most ``RefreshPolicy/maxReplays`` times.
+    ///
+    /// - Throws: the request's ``CourierError``; ``CourierError/authentication(_:)`` when
+    ///   the refresh fails (``AuthenticationError/sessionExpired`` when the user must sign
+    ///   in again); ``CourierError/cancelled``.
+    open override func request(_ target: Target) async throws(CourierError) -> Response {
+        var replays = 0
+        while true {
+            let result: Result<Response, CourierError>
+            do {
+                result = .success(try await send(target))
+            } catch {
+                result = .failure(error)
+            }
+            guard replays < refreshPolicy.maxReplays, let rejected = rejectedResponse(in: result, for: target) else {
+                return try result.get()
+            }
+            guard target.task.isReplayable else { return try result.get() }
+            do {
+                _ = try await auth.refresh(rejectingAccessToken: Self.accessToken(sentWith: rejected.request))
+            } catch {
+                throw CourierError(error)
+            }
+            replays += 1
+            if refreshPolicy.replayDelay > 0 {
+                do {
+                    try await Task.sleep(nanoseconds: UInt64(refreshPolicy.replayDelay * 1_000_000_000))
+                } catch {
+                    throw .cancelled
+                }
+            }
+        }
+    }
+
+    /// The response that says the token was rejected, if `result` is one — only for
+    /// requests this provider signed.
+    private func rejectedResponse(in result: Result<Response, CourierError>, for target: Target) -> Response? {
+        let response: Response
+        switch result {
+        case .success(let value): response = value
+        case .failure(let error):
+            guard case .statusCode(let value) = error else { return nil }
+            response = value
+        }
+        guard target.resolvedAuthorizationType != nil,
+            response.request?.value(forHTTPHeaderField: "Authorization") != nil,
+            refreshPolicy.isAuthenticationFailure(response)
+        else { return nil }
+        return response
+    }
+
+    /// The access token in the request's `Authorization` header, without its scheme.
+    static func accessToken(sentWith request: URLRequest?) -> String? {
+        guard let header = request?.value(forHTTPHeaderField: "Authorization") else { return nil }
+        guard let space = header.firstIndex(of: " ") else { return header }
+        return String(header[header.index(after: space)...])
+    }
+}
+
+extension RequestTask {
+    /// Whether the request can be sent again: everything but a multipart body with a
+    /// stream part that was already read.
+    var isReplayable: Bool {
+        switch self {
+        case .uploadMultipart(let parts), .uploadCompositeMultipart(let parts, _):
+            return parts.allSatisfy { part in
+                if case .inputStream(let stream, _) = part.provider { return stream.isAvailable }
+                return true
+            }
+        default:
+            return true
+        }
+    }
+}
