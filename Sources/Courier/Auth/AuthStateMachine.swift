@@ -104,14 +104,16 @@ struct AuthStateMachine {
     /// the token's lifetime, so a short-lived token is not refreshed on every request).
     mutating func requestToken(waiter: WaiterID, minimumValidity: TimeInterval, now: Date) -> Effects {
         if phase == .expired { return fail(waiter, .sessionExpired) }
-        if let token {
-            let validity = token.lifetime.map { min(minimumValidity, max(0, $0) / 2) } ?? minimumValidity
-            if !token.expires(within: validity, now: now) { return use(waiter, token) }
-        }
         if case .busy(var inFlight) = phase {
+            // While a token is being replaced, requests wait and go out with the new one
+            // only: the old one may be the very token the server just rejected.
             inFlight.waiters.append(waiter)
             phase = .busy(inFlight)
             return Effects()
+        }
+        if let token {
+            let validity = token.lifetime.map { min(minimumValidity, max(0, $0) / 2) } ?? minimumValidity
+            if !token.expires(within: validity, now: now) { return use(waiter, token) }
         }
         if let token, token.refreshToken == nil, !canAcquire, !token.expires(within: 0, now: now) {
             // Nothing can renew it early; it is still valid, so use it to the end.

@@ -1,0 +1,250 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+/// The refresh decisions, with no networking: every input and the effects it must return.
+@Suite("AuthStateMachine")
+struct AuthStateMachineTests {
+    typealias Machine = AuthStateMachine
+
+    let t0 = Date(timeIntervalSince1970: 1_000_000)
+    var fresh: OAuthToken {
+        OAuthToken(accessToken: "A", refreshToken: "R1", expiresAt: t0.addingTimeInterval(3600), issuedAt: t0)
+    }
+
+    func machine(_ token: OAuthToken?, window: RefreshWindow? = nil, canAcquire: Bool = false) -> Machine {
+        Machine(token: token, window: window, canAcquire: canAcquire)
+    }
+
+    @Test("a valid token is used at once, with no other effect")
+    func validTokenUsed() {
+        var m = machine(fresh)
+        let effects = m.requestToken(waiter: 1, minimumValidity: 60, now: t0)
+        #expect(effects == Machine.Effects(resume: [.init(waiter: 1, result: .success(fresh))]))
+        #expect(m.phase == .idle)
+    }
+
+    @Test("a token expiring within the leeway starts one refresh; later callers join it")
+    func singleFlight() {
+        var m = machine(fresh)
+        let now = t0.addingTimeInterval(3590)
+        let first = m.requestToken(waiter: 1, minimumValidity: 60, now: now)
+        #expect(first.start?.operation == .refresh(fresh))
+        #expect(first.resume.isEmpty)
+        for waiter in 2...100 {
+            let joined = m.requestToken(waiter: UInt64(waiter), minimumValidity: 60, now: now)
+            #expect(joined == Machine.Effects())
+        }
+        let refresh = m.requestRefresh(waiter: 101, rejecting: "A", now: now)
+        #expect(refresh == Machine.Effects())
+        guard case .busy(let inFlight) = m.phase else {
+            Issue.record("not refreshing")
+            return
+        }
+        #expect(inFlight.waiters == Array(1...101))
+    }
+
+    @Test("success persists first, then resumes every waiter with the new token and emits refreshed")
+    func successOrder() throws {
+        var m = machine(fresh)
+        let id = try #require(m.requestRefresh(waiter: 1, rejecting: "A", now: t0).start?.id)
+        _ = m.requestRefresh(waiter: 2, rejecting: "A", now: t0)
+        let new = OAuthToken(accessToken: "B", refreshToken: "R2", expiresAt: t0.addingTimeInterval(7200), issuedAt: t0)
+        let finished = m.operationFinished(id, outcome: .success(new))
+        #expect(finished == Machine.Effects(persist: .save(new)))
+        #expect(m.token == fresh, "nothing is adopted before it is stored")
+        let persisted = m.persisted(id, token: new, succeeded: true)
+        #expect(persisted.resume == [.init(waiter: 1, result: .success(new)), .init(waiter: 2, result: .success(new))])
+        #expect(persisted.events == [.refreshed])
+        #expect(m.token == new)
+        #expect(m.phase == .idle)
+    }
+
+    @Test("a response without refresh_token keeps the old refresh token")
+    func keepsRefreshToken() throws {
+        var m = machine(fresh)
+        let id = try #require(m.requestRefresh(waiter: 1, rejecting: "A", now: t0).start?.id)
+        let new = OAuthToken(accessToken: "B", refreshToken: nil)
+        let finished = m.operationFinished(id, outcome: .success(new))
+        var expected = new
+        expected.refreshToken = "R1"
+        #expect(finished.persist == .save(expected))
+    }
+
+    @Test("a failed store write fails the waiters as transient and keeps the old token")
+    func storeWriteFails() throws {
+        var m = machine(fresh)
+        let id = try #require(m.requestRefresh(waiter: 1, rejecting: "A", now: t0).start?.id)
+        let new = OAuthToken(accessToken: "B", refreshToken: "R2")
+        _ = m.operationFinished(id, outcome: .success(new))
+        let effects = m.persisted(id, token: new, succeeded: false)
+        #expect(effects.resume == [.init(waiter: 1, result: .failure(.transient))])
+        #expect(effects.events == [.refreshFailed])
+        #expect(m.token == fresh)
+    }
+
+    @Test("a 401 for a token that was already replaced is answered with the current token")
+    func staleRejection() throws {
+        var m = machine(fresh)
+        let effects = m.requestRefresh(waiter: 1, rejecting: "OLD", now: t0)
+        #expect(effects == Machine.Effects(resume: [.init(waiter: 1, result: .success(fresh))]))
+    }
+
+    @Test("rejection ends the session: store cleared, event once, waiters and later requests fail fast")
+    func rejection() throws {
+        var m = machine(fresh, canAcquire: true)
+        let id = try #require(m.requestRefresh(waiter: 1, rejecting: "A", now: t0).start?.id)
+        _ = m.requestToken(waiter: 2, minimumValidity: 0, now: t0)
+        let effects = m.operationFinished(id, outcome: .rejected)
+        #expect(effects.persist == .clear)
+        #expect(effects.events == [.sessionExpired])
+        #expect(effects.resume.map(\.result) == [.failure(.sessionExpired), .failure(.sessionExpired)])
+        #expect(m.token == nil)
+        for waiter in 3...5 {
+            let later = m.requestToken(waiter: UInt64(waiter), minimumValidity: 0, now: t0)
+            #expect(later == Machine.Effects(resume: [.init(waiter: UInt64(waiter), result: .failure(.sessionExpired))]))
+            #expect(m.requestRefresh(waiter: 9, rejecting: nil, now: t0).events.isEmpty)
+        }
+    }
+
+    @Test("a transient failure keeps the token and the next request starts a new refresh")
+    func transient() throws {
+        var m = machine(fresh)
+        let id = try #require(m.requestRefresh(waiter: 1, rejecting: "A", now: t0).start?.id)
+        let effects = m.operationFinished(id, outcome: .transient)
+        #expect(effects.resume == [.init(waiter: 1, result: .failure(.transient))])
+        #expect(effects.persist == nil)
+        #expect(effects.events == [.refreshFailed])
+        #expect(m.token == fresh)
+        let next = m.requestRefresh(waiter: 2, rejecting: "A", now: t0)
+        #expect(next.start?.operation == .refresh(fresh))
+        #expect(next.start?.id != id)
+    }
+
+    @Test("a time-out frees the slot; a late success is adopted only if nothing changed")
+    func timeout() throws {
+        var m = machine(fresh)
+        let id = try #require(m.requestRefresh(waiter: 1, rejecting: "A", now: t0).start?.id)
+        let timedOut = m.operationTimedOut(id)
+        #expect(timedOut.resume == [.init(waiter: 1, result: .failure(.transient))])
+        #expect(m.phase == .idle)
+        let late = OAuthToken(accessToken: "LATE", refreshToken: "R2")
+        #expect(m.operationFinished(id, outcome: .success(late)).persist == .save(late))
+        #expect(m.persisted(id, token: late, succeeded: true).events == [.refreshed])
+        #expect(m.token == late)
+
+        // Once another refresh has started, a late answer is ignored.
+        var other = machine(fresh)
+        let first = try #require(other.requestRefresh(waiter: 1, rejecting: "A", now: t0).start?.id)
+        _ = other.operationTimedOut(first)
+        let second = try #require(other.requestRefresh(waiter: 2, rejecting: "A", now: t0).start?.id)
+        #expect(other.operationFinished(first, outcome: .success(late)) == Machine.Effects())
+        #expect(second != first)
+    }
+
+    @Test("sign-in during a refresh hands the new token to the waiters and ignores the refresh's answer")
+    func signInDuringRefresh() throws {
+        var m = machine(fresh)
+        let id = try #require(m.requestRefresh(waiter: 1, rejecting: "A", now: t0).start?.id)
+        let signed = OAuthToken(accessToken: "S", refreshToken: "RS")
+        let effects = m.signedIn(signed)
+        #expect(effects.resume == [.init(waiter: 1, result: .success(signed))])
+        #expect(effects.cancel == id)
+        #expect(effects.events == [.signedIn])
+        #expect(m.operationFinished(id, outcome: .success(OAuthToken(accessToken: "OLD-SESSION"))) == Machine.Effects())
+        #expect(m.operationFinished(id, outcome: .rejected) == Machine.Effects())
+        #expect(m.token == signed)
+    }
+
+    @Test("sign-out during a refresh fails the waiters and the old session never comes back")
+    func signOutDuringRefresh() throws {
+        var m = machine(fresh)
+        let id = try #require(m.requestRefresh(waiter: 1, rejecting: "A", now: t0).start?.id)
+        let effects = m.signedOut()
+        #expect(effects.resume == [.init(waiter: 1, result: .failure(.missingCredential))])
+        #expect(effects.cancel == id)
+        #expect(m.operationFinished(id, outcome: .success(OAuthToken(accessToken: "B"))) == Machine.Effects())
+        #expect(m.token == nil)
+        #expect(m.requestToken(waiter: 2, minimumValidity: 0, now: t0).resume.first?.result == .failure(.missingCredential))
+    }
+
+    @Test("sign-in after expiry starts a new session whose expiry is reported again")
+    func signInAfterExpiry() throws {
+        var m = machine(fresh)
+        let id = try #require(m.requestRefresh(waiter: 1, rejecting: "A", now: t0).start?.id)
+        #expect(m.operationFinished(id, outcome: .rejected).events == [.sessionExpired])
+        _ = m.signedIn(fresh)
+        #expect(m.requestToken(waiter: 2, minimumValidity: 0, now: t0).resume.first?.result == .success(fresh))
+        let second = try #require(m.requestRefresh(waiter: 3, rejecting: "A", now: t0).start?.id)
+        #expect(m.operationFinished(second, outcome: .rejected).events == [.sessionExpired])
+    }
+
+    @Test("no token: acquire once for all callers, or fail with missingCredential")
+    func acquire() throws {
+        var m = machine(nil, canAcquire: true)
+        let first = m.requestToken(waiter: 1, minimumValidity: 0, now: t0)
+        #expect(first.start?.operation == .acquire)
+        for waiter in 2...50 {
+            #expect(m.requestToken(waiter: UInt64(waiter), minimumValidity: 0, now: t0) == Machine.Effects())
+        }
+        let token = OAuthToken(accessToken: "ANON")
+        let id = try #require(first.start?.id)
+        _ = m.operationFinished(id, outcome: .success(token))
+        let effects = m.persisted(id, token: token, succeeded: true)
+        #expect(effects.resume.count == 50)
+        #expect(effects.events == [.acquired])
+
+        var none = machine(nil)
+        #expect(none.requestToken(waiter: 1, minimumValidity: 0, now: t0).resume.first?.result == .failure(.missingCredential))
+    }
+
+    @Test("a rejected acquire is transient: nothing to expire")
+    func acquireRejected() throws {
+        var m = machine(nil, canAcquire: true)
+        let id = try #require(m.requestToken(waiter: 1, minimumValidity: 0, now: t0).start?.id)
+        let effects = m.operationFinished(id, outcome: .rejected)
+        #expect(effects.resume.first?.result == .failure(.transient))
+        #expect(m.phase == .idle)
+    }
+
+    @Test("the refresh window stops a refresh storm with excessiveRefresh, then lets refreshes through again")
+    func refreshWindow() throws {
+        var m = machine(fresh, window: RefreshWindow(interval: 30, maximumAttempts: 3))
+        var now = t0
+        for round in 0..<3 {
+            let effects = m.requestRefresh(waiter: UInt64(round), rejecting: m.token?.accessToken, now: now)
+            let id = try #require(effects.start?.id)
+            let new = OAuthToken(accessToken: "T\(round)", refreshToken: "R")
+            _ = m.operationFinished(id, outcome: .success(new))
+            _ = m.persisted(id, token: new, succeeded: true)
+            now += 1
+        }
+        let refused = m.requestRefresh(waiter: 10, rejecting: m.token?.accessToken, now: now)
+        #expect(refused == Machine.Effects(resume: [.init(waiter: 10, result: .failure(.excessiveRefresh))]))
+        let later = m.requestRefresh(waiter: 11, rejecting: m.token?.accessToken, now: t0 + 31)
+        #expect(later.start != nil)
+    }
+
+    @Test("the leeway is capped at half the lifetime: a 3-second token is refreshed once, then used")
+    func shortLifetime() throws {
+        let short = OAuthToken(accessToken: "S", refreshToken: "R", expiresAt: t0 + 3, issuedAt: t0)
+        var m = machine(short)
+        #expect(m.requestToken(waiter: 1, minimumValidity: 60, now: t0).resume.first?.result == .success(short))
+        let id = try #require(m.requestToken(waiter: 2, minimumValidity: 60, now: t0 + 2).start?.id)
+        let next = OAuthToken(accessToken: "N", refreshToken: "R", expiresAt: t0 + 5, issuedAt: t0 + 2)
+        _ = m.operationFinished(id, outcome: .success(next))
+        _ = m.persisted(id, token: next, succeeded: true)
+        #expect(m.requestToken(waiter: 3, minimumValidity: 60, now: t0 + 2.1).resume.first?.result == .success(next))
+    }
+
+    @Test("a token without refresh token is used until it expires, then the session ends")
+    func noRefreshToken() {
+        let token = OAuthToken(accessToken: "X", expiresAt: t0 + 30, issuedAt: t0 - 3570)
+        var m = machine(token)
+        #expect(m.requestToken(waiter: 1, minimumValidity: 60, now: t0).resume.first?.result == .success(token))
+        let rejected = m.requestRefresh(waiter: 2, rejecting: "X", now: t0)
+        #expect(rejected.events == [.sessionExpired])
+        #expect(rejected.persist == .clear)
+    }
+}
