@@ -1,0 +1,205 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A running instance of Courier's Python test server (`Tests/Server/server.py`), listening
+/// on an ephemeral port of 127.0.0.1.
+///
+/// Each test (or suite) starts its own server, so counters and configuration never leak
+/// between tests that run in parallel:
+///
+/// ```swift
+/// let server = try await TestServer.start(tokenLifetime: 2)
+/// defer { server.stop() }
+/// let token = try await server.issueToken(lifetime: 2)   // RFC 6749 token response JSON
+/// try await server.configure(.init(tokenFault: .status500, tokenFaultCount: 1))
+/// // … drive a provider against server.url("/api/profile") …
+/// let counters = try await server.counters()
+/// #expect(counters.refreshGrants == 2)
+/// ```
+///
+/// The Python process reads its standard input until end-of-file and exits then, so it
+/// ends with ``stop()``, with `deinit`, and also when the test process dies.
+public final class TestServer: @unchecked Sendable {
+    // @unchecked Sendable: the only mutable field, `isStopped`, and every use of `process`
+    // and `standardInput` are guarded by `lock`; the other stored properties are immutable
+    // and Sendable.
+
+    /// The loopback port the server listens on.
+    public let port: Int
+
+    /// `http://127.0.0.1:<port>`, with no trailing slash.
+    public var baseURL: URL {
+        URL(string: "http://127.0.0.1:\(port)")!
+    }
+
+    private let lock = NSLock()
+    private var isStopped = false
+    private let process: Process
+    private let standardInput: Pipe
+    private let log: ProcessOutputLog
+    /// Ephemeral, cache-less session for the admin calls (10 s time-out).
+    let adminSession: URLSession
+
+    private init(port: Int, process: Process, standardInput: Pipe, log: ProcessOutputLog) {
+        self.port = port
+        self.process = process
+        self.standardInput = standardInput
+        self.log = log
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.timeoutIntervalForRequest = 10
+        configuration.timeoutIntervalForResource = 10
+        self.adminSession = URLSession(configuration: configuration)
+    }
+
+    deinit {
+        stop()
+        // Invalidated only here, when no admin call can be in flight: on Linux,
+        // `data(for:)` on an invalidated session is a fatal error, not a thrown one.
+        adminSession.finishTasksAndInvalidate()
+    }
+
+    /// Starts `server.py` on an ephemeral loopback port and waits until it answers.
+    ///
+    /// - Parameters:
+    ///   - tokenLifetime: lifetime, in seconds, of the access tokens the server issues
+    ///     (fractions allowed); `nil` issues tokens without `expires_in` that never expire.
+    ///     Change it later with ``configure(_:)``.
+    ///   - file: the caller's source file. `server.py` is looked up next to *this* file
+    ///     first; the caller's file is only a fallback (its ancestors are searched for
+    ///     `Tests/Server/server.py`) and names the caller in errors. The environment variable
+    ///     `COURIER_TEST_SERVER_SCRIPT` overrides both.
+    /// - Returns: the running server; call ``stop()`` when done (`deinit` does it too).
+    /// - Throws: ``TestServerError`` when the script is missing, python3 cannot start, no
+    ///   `PORT <n>` line arrives within 10 seconds, or the server does not answer within
+    ///   5 seconds.
+    public static func start(tokenLifetime: TimeInterval? = 3600, file: String = #filePath) async throws -> TestServer {
+        let script = try ServerScript.locate(callerFile: file)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", "-u", script.path,
+            "--port", "0",
+            "--host", "127.0.0.1",
+            "--token-lifetime", tokenLifetime.map { String($0) } ?? "none",
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
+        environment["PYTHONUNBUFFERED"] = "1"
+        process.environment = environment
+        let standardInput = Pipe()
+        let standardOutput = Pipe()
+        let standardError = Pipe()
+        process.standardInput = standardInput
+        process.standardOutput = standardOutput
+        process.standardError = standardError
+
+        do {
+            try process.run()
+        } catch {
+            throw TestServerError.launchFailed(
+                command: "/usr/bin/env python3 \(script.path)",
+                reason: String(describing: error)
+            )
+        }
+
+        let log = ProcessOutputLog()
+        log.drain(standardError.fileHandleForReading)
+        let port: Int
+        do {
+            port = try await PortAnnouncement.read(from: standardOutput.fileHandleForReading, timeout: 10)
+        } catch let failure as PortAnnouncement.Failure {
+            abandon(process, standardInput: standardInput)
+            throw TestServerError.noPortAnnounced(
+                reason: failure.description,
+                caller: file,
+                standardError: log.text(waitingUpTo: 1)
+            )
+        }
+
+        let server = TestServer(port: port, process: process, standardInput: standardInput, log: log)
+        do {
+            try await server.waitUntilReady(timeout: 5)
+        } catch {
+            server.stop()
+            throw TestServerError.notReady(
+                port: port,
+                lastError: String(describing: error),
+                standardError: log.text(waitingUpTo: 1)
+            )
+        }
+        return server
+    }
+
+    /// `baseURL` followed by `path`, which may carry a query: `url("/echo?x=1")`.
+    ///
+    /// A missing leading `/` is added.
+    public func url(_ path: String) -> URL {
+        let suffix = path.hasPrefix("/") ? path : "/" + path
+        guard let url = URL(string: "http://127.0.0.1:\(port)\(suffix)") else {
+            preconditionFailure("TestServer.url: \(path) does not form a valid URL")
+        }
+        return url
+    }
+
+    /// What the server wrote to its standard error so far (tracebacks of requests that
+    /// failed with 500), for test diagnostics. Never contains tokens.
+    public var standardErrorText: String {
+        log.text(waitingUpTo: 0)
+    }
+
+    /// Stops the server: closes its standard input, terminates it and waits (at most about
+    /// 5 seconds, then `SIGKILL`). Safe to call more than once, from any thread.
+    public func stop() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isStopped else { return }
+        isStopped = true
+        Self.abandon(process, standardInput: standardInput)
+    }
+
+    /// Closes the process's standard input, sends `SIGTERM`, waits up to 5 s, then `SIGKILL`.
+    private static func abandon(_ process: Process, standardInput: Pipe) {
+        try? standardInput.fileHandleForWriting.close()
+        if process.isRunning {
+            process.terminate()
+        }
+        if !ProcessWaiter.wait(for: process, upTo: 5) {
+            ProcessWaiter.kill(process)
+            _ = ProcessWaiter.wait(for: process, upTo: 2)
+        }
+    }
+
+    /// Whether ``stop()`` was called.
+    var hasStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return isStopped
+    }
+
+    /// Polls `GET /echo` until it answers 200.
+    private func waitUntilReady(timeout: TimeInterval) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        var request = URLRequest(url: url("/echo"))
+        request.timeoutInterval = 1
+        while true {
+            do {
+                let (_, response) = try await adminSession.data(for: request)
+                if (response as? HTTPURLResponse)?.statusCode == 200 {
+                    return
+                }
+            } catch {
+                if Date() >= deadline {
+                    throw error
+                }
+            }
+            if Date() >= deadline {
+                throw TestServerError.adminRequestFailed(path: "/echo", status: nil, detail: "no 200 answer")
+            }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+
+/// Changes to the test server's behaviour, sent with ``TestServer/configure(_:)``.
+///
+/// Every field is optional: `nil` leaves the server's current value alone.
+///
+/// ```swift
+/// // Tokens live 1.5 s and refresh tokens are not rotated.
+/// try await server.configure(.init(tokenLifetime: .seconds(1.5), rotateRefreshTokens: false))
+/// // The next two token requests are dropped without an answer.
+/// try await server.configure(.init(tokenFault: .drop, tokenFaultCount: 2))
+/// // Every token request answers 500 until cleared.
+/// try await server.configure(.init(tokenFault: .status500, tokenFaultCount: TestServerConfig.untilCleared))
+/// try await server.configure(.init(clearsTokenFault: true))
+/// ```
+public struct TestServerConfig: Sendable, Equatable, Encodable {
+    /// The lifetime of the access tokens issued from now on.
+    public enum TokenLifetime: Sendable, Equatable {
+        /// Expires this many seconds after issue (fractions allowed); `expires_in` is sent.
+        case seconds(TimeInterval)
+        /// Never expires; the token response has no `expires_in`.
+        case unlimited
+    }
+
+    /// A fault the token endpoint (`/oauth/token`) injects instead of answering normally.
+    ///
+    /// A faulted request still counts in the counters but never consumes or rotates a
+    /// refresh token.
+    public enum TokenFault: Sendable, Equatable {
+        /// 500 with `{"error":"server_error"}`.
+        case status500
+        /// Waits this many seconds, then answers 503 (set it above the client's time-out).
+        case timeout(TimeInterval)
+        /// Closes the connection without any response.
+        case drop
+        /// 200 with the invalid JSON body `{"access_token": "x"`.
+        case malformed
+        /// 200 with `{"token_type":"Bearer","expires_in":3600}`, no `access_token`.
+        case missingAccessToken
+        /// 400 with `{"error":"invalid_grant"}`.
+        case invalidGrant
+        /// 401 with `{"error":"invalid_client"}` and `WWW-Authenticate: Basic realm="oauth"`.
+        case invalidClient
+
+        /// The server's name for the mode.
+        var mode: String {
+            switch self {
+            case .status500: "500"
+            case .timeout: "timeout"
+            case .drop: "drop"
+            case .malformed: "malformed"
+            case .missingAccessToken: "missing_access_token"
+            case .invalidGrant: "invalid_grant"
+            case .invalidClient: "invalid_client"
+            }
+        }
+    }
+
+    /// A ``tokenFaultCount`` that keeps the fault on for every token request until
+    /// ``clearsTokenFault`` removes it.
+    public static let untilCleared = -1
+
+    /// Lifetime of the access tokens issued from now on (tokens already issued keep theirs).
+    public var tokenLifetime: TokenLifetime?
+    /// Whether a refresh grant issues a new refresh token and invalidates the old one
+    /// (server default `true`). When `false` the same refresh token is returned again.
+    public var rotateRefreshTokens: Bool?
+    /// Whether token responses carry `refresh_token` (server default `true`). When `false`
+    /// a refresh grant omits it and the old refresh token stays valid (RFC 6749 §6).
+    public var includeRefreshToken: Bool?
+    /// How long, in seconds, the server waits before answering a refresh grant, to keep a
+    /// refresh in flight (server default 0).
+    public var refreshDelay: TimeInterval?
+    /// The fault to inject on the next ``tokenFaultCount`` token requests.
+    public var tokenFault: TokenFault?
+    /// How many token requests ``tokenFault`` applies to (default 1;
+    /// ``untilCleared`` for all of them). Ignored when ``tokenFault`` is `nil`.
+    public var tokenFaultCount: Int
+    /// Whether the ``TokenFault/invalidClient`` answer carries
+    /// `WWW-Authenticate: Basic realm="oauth"` (server default `true`). On Linux,
+    /// swift-corelibs-foundation (Swift 6.3.1) never completes a request whose 401 carries
+    /// a `Basic` challenge unless the session delegate handles the challenge; `false` lets a
+    /// test avoid that.
+    public var challengesInvalidClient: Bool?
+    /// Removes any pending token fault (applied before ``tokenFault``, so both may be set
+    /// to replace one fault with another).
+    public var clearsTokenFault: Bool
+
+    /// Creates a set of changes; every `nil` field leaves the server's value alone.
+    public init(
+        tokenLifetime: TokenLifetime? = nil,
+        rotateRefreshTokens: Bool? = nil,
+        includeRefreshToken: Bool? = nil,
+        refreshDelay: TimeInterval? = nil,
+        tokenFault: TokenFault? = nil,
+        tokenFaultCount: Int = 1,
+        challengesInvalidClient: Bool? = nil,
+        clearsTokenFault: Bool = false
+    ) {
+        self.tokenLifetime = tokenLifetime
+        self.rotateRefreshTokens = rotateRefreshTokens
+        self.includeRefreshToken = includeRefreshToken
+        self.refreshDelay = refreshDelay
+        self.tokenFault = tokenFault
+        self.tokenFaultCount = tokenFaultCount
+        self.challengesInvalidClient = challengesInvalidClient
+        self.clearsTokenFault = clearsTokenFault
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case tokenLifetime = "token_lifetime"
+        case rotateRefreshTokens = "rotate_refresh_tokens"
+        case includeRefreshToken = "include_refresh_token"
+        case refreshDelay = "refresh_delay_ms"
+        case tokenFault = "token_fault"
+        case tokenFaultSleep = "token_fault_sleep"
+        case challengesInvalidClient = "invalid_client_challenge"
+    }
+
+    private struct FaultRule: Encodable {
+        let mode: String
+        let count: Int
+    }
+
+    /// Encodes the body of `POST /_admin/config` (snake_case keys, only the set fields).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch tokenLifetime {
+        case .seconds(let seconds)?: try container.encode(seconds, forKey: .tokenLifetime)
+        case .unlimited?: try container.encodeNil(forKey: .tokenLifetime)
+        case nil: break
+        }
+        try container.encodeIfPresent(rotateRefreshTokens, forKey: .rotateRefreshTokens)
+        try container.encodeIfPresent(includeRefreshToken, forKey: .includeRefreshToken)
+        try container.encodeIfPresent(refreshDelay.map { $0 * 1_000 }, forKey: .refreshDelay)
+        try container.encodeIfPresent(challengesInvalidClient, forKey: .challengesInvalidClient)
+        if let tokenFault {
+            try container.encode(FaultRule(mode: tokenFault.mode, count: tokenFaultCount), forKey: .tokenFault)
+            if case .timeout(let seconds) = tokenFault {
+                try container.encode(seconds, forKey: .tokenFaultSleep)
+            }
+        } else if clearsTokenFault {
+            try container.encodeNil(forKey: .tokenFault)
+        }
+    }
+}

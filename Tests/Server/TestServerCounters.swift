@@ -1,0 +1,49 @@
+import Foundation
+
+/// The server's counters, as `GET /_admin/counters` reports them.
+///
+/// All counters start at zero and go back to zero with ``TestServer/resetCounters()``;
+/// ``generation`` is not a counter and survives a reset. Requests to `/_admin/…` are never
+/// counted.
+public struct TestServerCounters: Decodable, Sendable, Equatable {
+    /// Requests to `/oauth/token`, whatever their grant or outcome (faults included).
+    public let tokenRequests: Int
+    /// `grant_type=password` requests (including refused ones).
+    public let passwordGrants: Int
+    /// `grant_type=refresh_token` requests received, including faulted and failed ones.
+    public let refreshGrants: Int
+    /// Refresh grants that issued a new access token.
+    public let refreshSuccesses: Int
+    /// `grant_type=client_credentials` requests.
+    public let clientCredentialsGrants: Int
+    /// Requests to `/api/…` and `/biz/…`.
+    public let protectedRequests: Int
+    /// Protected requests that carried a valid access token and were served.
+    public let protectedOK: Int
+    /// Protected requests refused: 401 on `/api/…` (including `/api/always-401/…`), or a
+    /// 200 with business status `"8"` on `/biz/…`.
+    public let protected401: Int
+    /// Every request except `/_admin/…`.
+    public let requestsTotal: Int
+    /// The generation of the latest access token issued (1, 2, 3 …; 0 before the first).
+    public let generation: Int
+    /// Protected requests (`/api/…`, `/biz/…`) that carried an `Authorization` header.
+    public let authHeadersSeen: Int
+    /// Protected requests whose access token was known but expired or revoked.
+    public let staleTokenUses: Int
+
+    enum CodingKeys: String, CodingKey {
+        case tokenRequests = "token_requests"
+        case passwordGrants = "password_grants"
+        case refreshGrants = "refresh_grants"
+        case refreshSuccesses = "refresh_successes"
+        case clientCredentialsGrants = "client_credentials_grants"
+        case protectedRequests = "protected_requests"
+        case protectedOK = "protected_ok"
+        case protected401 = "protected_401"
+        case requestsTotal = "requests_total"
+        case generation
+        case authHeadersSeen = "auth_headers_seen"
+        case staleTokenUses = "stale_token_uses"
+    }
+}
