@@ -1,0 +1,216 @@
+import Courier
+import Foundation
+import Testing
+
+/// AuthSession with closure-backed refreshes: real concurrency, no network.
+@Suite("AuthSession")
+struct AuthSessionTests {
+    static func token(_ name: String, refresh: String? = "R", lifetime: TimeInterval = 3600) -> OAuthToken {
+        OAuthToken(
+            accessToken: name, refreshToken: refresh, expiresAt: Date().addingTimeInterval(lifetime), issuedAt: Date())
+    }
+
+    @Test("100 concurrent callers with an expired token share one refresh — 50 rounds")
+    func singleFlightUnderConcurrency() async throws {
+        for round in 0..<50 {
+            let calls = Counter()
+            let session = AuthSession(
+                store: InMemoryTokenStore(Self.token("old", lifetime: -1)),
+                refresh: { _ in
+                    calls.increment()
+                    try await Task.sleep(nanoseconds: 2_000_000)
+                    return Self.token("new-\(round)")
+                })
+            let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<100 {
+                    group.addTask {
+                        index.isMultiple(of: 2)
+                            ? try await session.validToken().accessToken
+                            : try await session.refresh(rejectingAccessToken: "old").accessToken
+                    }
+                }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(calls.value == 1)
+            #expect(Set(tokens) == ["new-\(round)"])
+        }
+    }
+
+    @Test("cancelling the caller that triggered the refresh cancels only that caller")
+    func cancelTrigger() async throws {
+        let calls = Counter()
+        let session = AuthSession(
+            store: InMemoryTokenStore(Self.token("old", lifetime: -1)),
+            refresh: { _ in
+                calls.increment()
+                try await Task.sleep(nanoseconds: 300_000_000)
+                return Self.token("new")
+            })
+        let trigger = Task { try await session.validToken() }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        let others = (0..<5).map { _ in Task { try await session.validToken() } }
+        trigger.cancel()
+        await #expect {
+            try await trigger.value
+        } throws: { error in
+            if case .cancelled = error as? AuthenticationError { return true }
+            return false
+        }
+        for other in others {
+            #expect(try await other.value.accessToken == "new")
+        }
+        #expect(calls.value == 1)
+        #expect(await session.token?.accessToken == "new")
+    }
+
+    @Test("a refresh longer than refreshTimeout fails its waiters, frees the slot, and a late answer is kept")
+    func timeout() async throws {
+        let calls = Counter()
+        let session = AuthSession(
+            store: InMemoryTokenStore(Self.token("old", lifetime: -1)),
+            refresh: { _ in
+                let call = calls.increment()
+                if call == 1 { try? await Task.sleep(nanoseconds: 600_000_000) }
+                return Self.token("new-\(call)")
+            },
+            refreshTimeout: 0.2)
+        let clock = ContinuousClock()
+        let start = clock.now
+        await #expect {
+            try await session.validToken()
+        } throws: { error in
+            guard case .refreshFailed(let underlying) = error as? AuthenticationError else { return false }
+            return underlying is RefreshTimeout
+        }
+        #expect(clock.now - start < .milliseconds(550))
+        // The late answer arrives and is adopted: nothing else changed the token.
+        try await Task.sleep(nanoseconds: 600_000_000)
+        #expect(await session.token?.accessToken == "new-1")
+        #expect(calls.value == 1)
+    }
+
+    @Test("invalid_grant ends the session: store cleared, one event, fail fast without calling refresh")
+    func rejection() async throws {
+        let calls = Counter()
+        let store = InMemoryTokenStore(Self.token("old", lifetime: -1))
+        let session = AuthSession(
+            store: store,
+            refresh: { _ in
+                calls.increment()
+                throw CourierError.statusCode(Response(statusCode: 400, data: Data(#"{"error":"invalid_grant"}"#.utf8)))
+            })
+        let events = session.events
+        let collected = Task { () -> [AuthEvent] in
+            var seen: [AuthEvent] = []
+            for await event in events {
+                seen.append(event)
+                if event == .signedIn { break }
+            }
+            return seen
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    await #expect {
+                        try await session.validToken()
+                    } throws: { error in
+                        if case .sessionExpired = error as? AuthenticationError { return true }
+                        return false
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for _ in 0..<5 {
+            await #expect(throws: AuthenticationError.self) { try await session.refresh(rejectingAccessToken: nil) }
+        }
+        #expect(calls.value == 1)
+        #expect(store.load() == nil)
+        #expect(await session.isSessionExpired)
+        try await session.signIn(Self.token("fresh"))
+        #expect(await collected.value == [.sessionExpired, .signedIn])
+    }
+
+    @Test("a transient failure keeps the stored refresh token and the next call refreshes again")
+    func transient() async throws {
+        let calls = Counter()
+        let store = InMemoryTokenStore(Self.token("old", refresh: "R-keep", lifetime: -1))
+        let session = AuthSession(
+            store: store,
+            refresh: { old in
+                if calls.increment() == 1 { throw URLError(.timedOut) }
+                #expect(old.refreshToken == "R-keep")
+                return Self.token("new", refresh: nil)
+            })
+        await #expect {
+            try await session.validToken()
+        } throws: { error in
+            guard case .refreshFailed(let underlying) = error as? AuthenticationError else { return false }
+            return (underlying as? URLError)?.code == .timedOut
+        }
+        #expect(store.load()?.refreshToken == "R-keep")
+        let token = try await session.validToken()
+        #expect(token.accessToken == "new")
+        #expect(token.refreshToken == "R-keep", "a response without refresh_token keeps the old one")
+        #expect(store.load()?.refreshToken == "R-keep")
+    }
+
+    @Test("sign-out during a refresh: waiters fail and the old session does not come back")
+    func signOutDuringRefresh() async throws {
+        let session = AuthSession(
+            store: InMemoryTokenStore(Self.token("old", lifetime: -1)),
+            refresh: { _ in
+                try? await Task.sleep(nanoseconds: 200_000_000)
+                return Self.token("resurrected")
+            })
+        let waiter = Task { try await session.validToken() }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        try await session.signOut()
+        await #expect {
+            try await waiter.value
+        } throws: { error in
+            if case .missingCredential = error as? AuthenticationError { return true }
+            return false
+        }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(await session.token == nil)
+    }
+
+    @Test("first-token acquisition is single-flight across 50 concurrent callers — 20 rounds")
+    func acquire() async throws {
+        for _ in 0..<20 {
+            let calls = Counter()
+            let session = AuthSession(
+                refresh: { _ in throw URLError(.badServerResponse) },
+                acquire: {
+                    calls.increment()
+                    try await Task.sleep(nanoseconds: 1_000_000)
+                    return Self.token("anonymous")
+                })
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        let token = try await session.validToken()
+                        #expect(token.accessToken == "anonymous")
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(calls.value == 1)
+        }
+    }
+
+    @Test("every listener gets every event from the moment it subscribed")
+    func events() async throws {
+        let session = AuthSession(refresh: { _ in Self.token("n") })
+        let first = session.events
+        try await session.signIn(Self.token("a"))
+        let second = session.events
+        try await session.signOut()
+        var firstIterator = first.makeAsyncIterator()
+        var secondIterator = second.makeAsyncIterator()
+        #expect(await firstIterator.next() == .signedIn)
+        #expect(await firstIterator.next() == .signedOut)
+        #expect(await secondIterator.next() == .signedOut)
+    }
+}
