@@ -152,7 +152,8 @@ public final class TestServer: @unchecked Sendable {
     }
 
     /// Stops the server: closes its standard input, terminates it and waits (at most about
-    /// 5 seconds, then `SIGKILL`). Safe to call more than once, from any thread.
+    /// 2 seconds, then `SIGKILL`). Safe to call more than once, from any thread; admin calls
+    /// made after it throw ``TestServerError/adminRequestFailed(path:status:detail:)``.
     public func stop() {
         lock.lock()
         defer { lock.unlock() }
@@ -161,13 +162,14 @@ public final class TestServer: @unchecked Sendable {
         Self.abandon(process, standardInput: standardInput)
     }
 
-    /// Closes the process's standard input, sends `SIGTERM`, waits up to 5 s, then `SIGKILL`.
+    /// Closes the process's standard input (server.py exits on EOF), sends `SIGTERM`, waits up
+    /// to 2 s, then `SIGKILL`.
     private static func abandon(_ process: Process, standardInput: Pipe) {
         try? standardInput.fileHandleForWriting.close()
         if process.isRunning {
             process.terminate()
         }
-        if !ProcessWaiter.wait(for: process, upTo: 5) {
+        if !ProcessWaiter.wait(for: process, upTo: 2) {
             ProcessWaiter.kill(process)
             _ = ProcessWaiter.wait(for: process, upTo: 2)
         }

@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import secrets
+import signal
 import socket
 import struct
 import sys
@@ -1154,6 +1155,13 @@ def main(argv: list[str] | None = None) -> None:
         help="keep running when stdin reaches EOF (for running by hand in the background)",
     )
     args = parser.parse_args(argv)
+
+    # Foundation's Process (Linux) spawns children with most signals blocked or ignored,
+    # inherited from the spawning thread: restore the defaults so SIGTERM stops us.
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     server = Server((args.host, args.port), State(args.token_lifetime))
     print(f"PORT {server.server_address[1]}", flush=True)
