@@ -1,0 +1,182 @@
+import Courier
+import CourierTestServer
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The test server's token endpoint, called through a plain Provider (never the
+/// refreshable one).
+struct TokenEndpoint: TargetType, AccessTokenAuthorizable {
+    enum Grant {
+        case refresh(String)
+        case clientCredentials
+    }
+
+    let base: URL
+    let grant: Grant
+
+    var baseURL: URL { base }
+    var path: String { "oauth/token" }
+    var method: HTTPMethod { .post }
+    var task: RequestTask {
+        switch grant {
+        case .refresh(let token):
+            .requestParameters(
+                parameters: ["grant_type": "refresh_token", "refresh_token": token], encoding: URLEncoding.httpBody)
+        case .clientCredentials:
+            .requestParameters(parameters: ["grant_type": "client_credentials"], encoding: URLEncoding.httpBody)
+        }
+    }
+    var headers: [String: String]? { nil }
+    var authorizationType: AuthorizationType? { nil }
+}
+
+/// A running server, a signed-in session stored in a file, and a refreshable provider.
+struct AuthFixture {
+    let server: TestServer
+    let session: AuthSession
+    let provider: RefreshableProvider<ServerAPI>
+    let storeURL: URL
+    let tokenProvider = Provider<TokenEndpoint>()
+
+    /// - Parameters:
+    ///   - signedIn: sign in with a token the server issued (lifetime `tokenLifetime`).
+    ///   - clockOffset: seconds added to the session's clock, to make a token look older.
+    static func make(
+        tokenLifetime: TimeInterval? = 3600,
+        signedIn: Bool = true,
+        acquire: Bool = false,
+        refreshPolicy: RefreshPolicy = .default,
+        refreshWindow: RefreshWindow? = RefreshWindow(),
+        refreshTimeout: TimeInterval = 30,
+        authPlugin: ((AuthSession) -> AuthPlugin)? = nil,
+        plugins: [any PluginType] = [],
+        now: (@Sendable () -> Date)? = nil
+    ) async throws -> AuthFixture {
+        let server = try await TestServer.start(tokenLifetime: tokenLifetime)
+        let storeURL = FileManager.default.temporaryDirectory
+            .appendingPathComponent("courier-it-\(UUID().uuidString)/token.json")
+        let tokenProvider = Provider<TokenEndpoint>()
+        let base = server.baseURL
+        var acquireClosure: AuthSession.AcquireClosure?
+        if acquire {
+            acquireClosure = { @Sendable in
+                try OAuthToken(response: await tokenProvider.request(TokenEndpoint(base: base, grant: .clientCredentials)))
+            }
+        }
+        let session = AuthSession(
+            store: FileTokenStore(url: storeURL),
+            refresh: { token in
+                try OAuthToken(
+                    response: await tokenProvider.request(TokenEndpoint(base: base, grant: .refresh(token.refreshToken ?? ""))))
+            },
+            acquire: acquireClosure,
+            now: now ?? { Date() },
+            refreshWindow: refreshWindow,
+            refreshTimeout: refreshTimeout)
+        if signedIn {
+            let response = try await server.issueToken(lifetime: tokenLifetime)
+            try await session.signIn(OAuthToken(tokenResponse: response, receivedAt: Date()))
+        }
+        let provider = RefreshableProvider<ServerAPI>(
+            auth: session, refreshPolicy: refreshPolicy, authPlugin: authPlugin?(session), plugins: plugins)
+        return AuthFixture(server: server, session: session, provider: provider, storeURL: storeURL)
+    }
+
+    func api(_ path: String, method: HTTPMethod = .get, task: RequestTask = .requestPlain) -> ServerAPI {
+        ServerAPI(server, path, method: method, task: task)
+    }
+
+    /// The token in the store's file, read straight from disk.
+    func storedToken() throws -> OAuthToken? {
+        try FileTokenStore(url: storeURL).load()
+    }
+
+    func cleanUp() {
+        server.stop()
+        try? FileManager.default.removeItem(at: storeURL.deletingLastPathComponent())
+    }
+}
+
+/// What a protected route answers.
+struct Protected: Decodable {
+    let ok: Bool
+    let generation: Int
+}
+
+/// Holds every request at `prepare` until `count` of them have arrived, so that a burst of
+/// requests all carry the same (stale) token.
+actor Gate {
+    private let count: Int
+    private var arrived = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(count: Int) {
+        self.count = count
+    }
+
+    func arrive() async {
+        arrived += 1
+        if arrived >= count {
+            let all = waiting
+            waiting.removeAll()
+            for continuation in all { continuation.resume() }
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+}
+
+/// Runs after the signing plugin: the first `gate.count` requests wait at the gate.
+struct GatePlugin: PluginType {
+    let gate: Gate
+    let passes: Counter
+
+    func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+        // Only first attempts wait; replays pass straight through.
+        if passes.increment() <= gate.countValue { await gate.arrive() }
+        return request
+    }
+}
+
+extension Gate {
+    nonisolated var countValue: Int { count }
+}
+
+extension GatePlugin {
+    init(count: Int) {
+        self.init(gate: Gate(count: count), passes: Counter())
+    }
+}
+
+/// A thread-safe counter.
+final class Counter: @unchecked Sendable {
+    // `lock` guards `count`.
+    private let lock = NSLock()
+    private var count = 0
+
+    @discardableResult
+    func increment() -> Int {
+        lock.withLock {
+            count += 1
+            return count
+        }
+    }
+
+    var value: Int { lock.withLock { count } }
+}
+
+/// Records every request as it is handed to the transport.
+final class SentLog: PluginType, @unchecked Sendable {
+    // `lock` guards `requests`.
+    private let lock = NSLock()
+    private var requests: [URLRequest] = []
+
+    func willSend(_ request: URLRequest, target: any TargetType) {
+        lock.withLock { requests.append(request) }
+    }
+
+    var all: [URLRequest] { lock.withLock { requests } }
+}
