@@ -1,0 +1,219 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The refresh contract against the real token endpoint.
+@Suite("Refresh behaviour against the test server")
+struct RefreshBehaviourTests {
+    @Test("requests started during a refresh wait and go out with the new token only")
+    func requestsDuringRefreshWait() async throws {
+        let log = SentLog()
+        let fixture = try await AuthFixture.make(plugins: [log])
+        defer { fixture.cleanUp() }
+        try await fixture.server.configure(.init(refreshDelay: 0.4))
+        let oldToken = try #require(await fixture.session.token).accessToken
+        try await fixture.server.expireAccessTokens()
+        try await fixture.server.resetCounters()
+        let trigger = Task { try await fixture.provider.request(fixture.api("api/trigger"), as: Protected.self) }
+        // Wait until the refresh is on the server, then start ten more requests.
+        for _ in 0..<200 where try await fixture.server.counters().refreshGrants == 0 {
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        let during = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<10 {
+                group.addTask { try await fixture.provider.request(fixture.api("api/during/\(index)"), as: Protected.self).generation }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        let triggered = try await trigger.value
+        let counters = try await fixture.server.counters()
+        #expect(counters.refreshGrants == 1)
+        #expect(counters.protected401 == 1, "only the trigger was rejected")
+        #expect(Set(during) == [triggered.generation])
+        let duringRequests = log.all.filter { $0.url?.path.contains("during") == true }
+        #expect(duringRequests.count == 10)
+        #expect(duringRequests.allSatisfy { $0.value(forHTTPHeaderField: "Authorization")?.contains(oldToken) == false })
+    }
+
+    @Test("a token that expires within the leeway is refreshed before sending: the server sees no 401")
+    func proactive() async throws {
+        let fixture = try await AuthFixture.make()
+        defer { fixture.cleanUp() }
+        // The server's token is valid for an hour, but the stored one says 30 s are left.
+        var token = try #require(await fixture.session.token)
+        token.issuedAt = Date().addingTimeInterval(-3570)
+        token.expiresAt = Date().addingTimeInterval(30)
+        try await fixture.session.signIn(token)
+        try await fixture.server.resetCounters()
+        for index in 0..<5 {
+            _ = try await fixture.provider.request(fixture.api("api/p/\(index)"), as: Protected.self)
+        }
+        let counters = try await fixture.server.counters()
+        #expect(counters.refreshGrants == 1)
+        #expect(counters.protected401 == 0)
+        #expect(counters.protectedOK == 5)
+    }
+
+    @Test("a replay that is rejected again is returned as is: one refresh, no loop")
+    func replayStillRejected() async throws {
+        let fixture = try await AuthFixture.make()
+        defer { fixture.cleanUp() }
+        let response = try await fixture.provider.request(fixture.api("api/always-401/x"))
+        #expect(response.statusCode == 401)
+        let counters = try await fixture.server.counters()
+        #expect(counters.refreshGrants == 1)
+        #expect(counters.protected401 == 2)
+    }
+
+    @Test("refresh endpoint answering 400 or 401 ends the session", arguments: [TestServerConfig.TokenFault.invalidGrant, .invalidClient])
+    func sessionExpires(fault: TestServerConfig.TokenFault) async throws {
+        let fixture = try await AuthFixture.make()
+        defer { fixture.cleanUp() }
+        let events = fixture.session.events
+        let firstEvent = Task { await events.first { _ in true } }
+        try await fixture.server.configure(.init(tokenFault: fault, tokenFaultCount: TestServerConfig.untilCleared))
+        try await fixture.server.expireAccessTokens()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<5 {
+                group.addTask {
+                    await #expect {
+                        try await fixture.provider.request(fixture.api("api/e/\(index)"))
+                    } throws: { error in
+                        if case .authentication(.sessionExpired) = error as? CourierError { return true }
+                        return false
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(await firstEvent.value == .sessionExpired)
+        #expect(try fixture.storedToken() == nil)
+        #expect(!FileManager.default.fileExists(atPath: fixture.storeURL.path))
+        // Later requests fail fast, with no network call at all.
+        let before = try await fixture.server.counters()
+        for _ in 0..<3 {
+            await #expect(throws: CourierError.self) { try await fixture.provider.request(fixture.api("api/after")) }
+        }
+        let after = try await fixture.server.counters()
+        #expect(after.requestsTotal == before.requestsTotal)
+        #expect(after.tokenRequests == before.tokenRequests)
+    }
+
+    @Test(
+        "transient refresh failures keep the refresh token, and the next request refreshes and succeeds",
+        arguments: [
+            TestServerConfig.TokenFault.status500, .timeout(3), .drop, .malformed, .missingAccessToken,
+        ])
+    func transientFailures(fault: TestServerConfig.TokenFault) async throws {
+        let fixture = try await AuthFixture.make(refreshTimeout: 1)
+        defer { fixture.cleanUp() }
+        let storedBefore = try #require(try fixture.storedToken())
+        try await fixture.server.configure(.init(tokenFault: fault, tokenFaultCount: 1))
+        try await fixture.server.expireAccessTokens()
+        await #expect {
+            try await fixture.provider.request(fixture.api("api/t"))
+        } throws: { error in
+            if case .authentication(.refreshFailed) = error as? CourierError { return true }
+            return false
+        }
+        let storedAfterFailure = try #require(try fixture.storedToken())
+        #expect(storedAfterFailure.refreshToken == storedBefore.refreshToken)
+        #expect(await fixture.session.isSessionExpired == false)
+        if case .timeout = fault {
+            // Let the abandoned refresh's late 503 arrive before the next attempt.
+            try await Task.sleep(nanoseconds: 2_500_000_000)
+        }
+        let response = try await fixture.provider.request(fixture.api("api/t"), as: Protected.self)
+        #expect(response.ok)
+        #expect(try fixture.storedToken()?.refreshToken != storedBefore.refreshToken, "rotated on success")
+    }
+
+    @Test("rotation: the new refresh token is on disk before the replay leaves")
+    func rotationStoredBeforeReplay() async throws {
+        let seenOnDisk = SeenOnDisk()
+        let fixture = try await AuthFixture.make(plugins: [seenOnDisk])
+        defer { fixture.cleanUp() }
+        seenOnDisk.storeURL.set(fixture.storeURL)
+        let original = try #require(try fixture.storedToken()?.refreshToken)
+        try await fixture.server.expireAccessTokens()
+        _ = try await fixture.provider.request(fixture.api("api/r"), as: Protected.self)
+        let current = try #require(await fixture.session.token)
+        #expect(current.refreshToken != original)
+        let records = seenOnDisk.records
+        #expect(records.count == 2)
+        #expect(records.first?.refreshToken == original, "the first attempt saw the original file")
+        #expect(records.last?.refreshToken == current.refreshToken, "the replay saw the rotated token on disk")
+        #expect(records.last?.accessToken == current.accessToken)
+    }
+
+    @Test("a token response without refresh_token keeps the old refresh token")
+    func missingRefreshTokenKept() async throws {
+        let fixture = try await AuthFixture.make()
+        defer { fixture.cleanUp() }
+        try await fixture.server.configure(.init(includeRefreshToken: false))
+        let original = try #require(try fixture.storedToken()?.refreshToken)
+        try await fixture.server.expireAccessTokens()
+        _ = try await fixture.provider.request(fixture.api("api/k"), as: Protected.self)
+        #expect(try fixture.storedToken()?.refreshToken == original)
+        #expect(await fixture.session.token?.refreshToken == original)
+        // And it still works for the next refresh.
+        try await fixture.server.expireAccessTokens()
+        _ = try await fixture.provider.request(fixture.api("api/k"), as: Protected.self)
+        #expect(try await fixture.server.counters().refreshSuccesses == 2)
+    }
+
+    @Test("cancelling the request that triggered the refresh: the refresh completes, the others succeed")
+    func cancelTrigger() async throws {
+        let fixture = try await AuthFixture.make()
+        defer { fixture.cleanUp() }
+        try await fixture.server.configure(.init(refreshDelay: 0.5))
+        try await fixture.server.expireAccessTokens()
+        let trigger = Task { try await fixture.provider.request(fixture.api("api/trigger")) }
+        for _ in 0..<200 where try await fixture.server.counters().refreshGrants == 0 {
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        let others = (0..<5).map { index in
+            Task { try await fixture.provider.request(fixture.api("api/other/\(index)"), as: Protected.self) }
+        }
+        trigger.cancel()
+        await #expect {
+            try await trigger.value
+        } throws: { error in
+            (error as? CourierError)?.isCancelled == true
+        }
+        for other in others {
+            #expect(try await other.value.ok)
+        }
+        let counters = try await fixture.server.counters()
+        #expect(counters.refreshSuccesses == 1)
+        #expect(counters.refreshGrants == 1)
+    }
+}
+
+/// Records the token file's content each time a request is about to be sent.
+final class SeenOnDisk: PluginType, @unchecked Sendable {
+    final class Box: @unchecked Sendable {
+        // `lock` guards `url`.
+        private let lock = NSLock()
+        private var url: URL?
+        func set(_ value: URL) { lock.withLock { url = value } }
+        var value: URL? { lock.withLock { url } }
+    }
+
+    let storeURL = Box()
+    // `lock` guards `seen`.
+    private let lock = NSLock()
+    private var seen: [OAuthToken] = []
+
+    func willSend(_ request: URLRequest, target: any TargetType) {
+        guard let url = storeURL.value, let token = try? FileTokenStore(url: url).load() else { return }
+        lock.withLock { seen.append(token) }
+    }
+
+    var records: [OAuthToken] { lock.withLock { seen } }
+}
