@@ -15,15 +15,13 @@ struct RefreshBehaviourTests {
         let log = SentLog()
         let fixture = try await AuthFixture.make(plugins: [log])
         defer { fixture.cleanUp() }
-        try await fixture.server.configure(.init(refreshDelay: 0.4))
+        try await fixture.server.configure(.init(refreshDelay: 1.0))
         let oldToken = try #require(await fixture.session.token).accessToken
         try await fixture.server.expireAccessTokens()
         try await fixture.server.resetCounters()
         let trigger = Task { try await fixture.provider.request(fixture.api("api/trigger"), as: Protected.self) }
         // Wait until the refresh is on the server, then start ten more requests.
-        for _ in 0..<200 where try await fixture.server.counters().refreshGrants == 0 {
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
+        try await fixture.server.waitForRefreshGrant()
         let during = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<10 {
                 group.addTask { try await fixture.provider.request(fixture.api("api/during/\(index)"), as: Protected.self).generation }
@@ -171,12 +169,10 @@ struct RefreshBehaviourTests {
     func cancelTrigger() async throws {
         let fixture = try await AuthFixture.make()
         defer { fixture.cleanUp() }
-        try await fixture.server.configure(.init(refreshDelay: 0.5))
+        try await fixture.server.configure(.init(refreshDelay: 1.5))
         try await fixture.server.expireAccessTokens()
         let trigger = Task { try await fixture.provider.request(fixture.api("api/trigger")) }
-        for _ in 0..<200 where try await fixture.server.counters().refreshGrants == 0 {
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
+        try await fixture.server.waitForRefreshGrant()
         let others = (0..<5).map { index in
             Task { try await fixture.provider.request(fixture.api("api/other/\(index)"), as: Protected.self) }
         }
@@ -216,4 +212,15 @@ final class SeenOnDisk: PluginType, @unchecked Sendable {
     }
 
     var records: [OAuthToken] { lock.withLock { seen } }
+}
+
+extension TestServer {
+    /// Waits (at most 5 s) until the server has received a refresh grant.
+    func waitForRefreshGrant() async throws {
+        for _ in 0..<500 {
+            if try await counters().refreshGrants > 0 { return }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        Issue.record("no refresh grant reached the server within 5 s")
+    }
 }
