@@ -2,23 +2,105 @@ import Courier
 import CourierTestServer
 import Foundation
 
-/// An echo call against the local test server.
-struct EchoTarget: TargetType {
-    let baseURL: URL
-    let message: String
-    var path: String { "echo" }
-    var method: HTTPMethod { .get }
-    var task: RequestTask { .requestParameters(parameters: ["message": message], encoding: URLEncoding.default) }
-    var headers: [String: String]? { nil }
-    var sampleData: Data { Data(#"{"args":{"message":["from the stub"]}}"#.utf8) }
+// RefreshDemo: token refresh and replay against the local test server.
+//
+// 1. Sign in with a password grant.
+// 2. The server expires the access token; 24 requests fire at once, all get 401.
+//    → exactly one refresh, every request replayed once with the new token.
+// 3. Proactive refresh: a token about to expire is refreshed before requests leave.
+// 4. The server revokes the refresh token: the session ends and the app is told.
+
+let burstSize = 24
+let server = try await TestServer.start(tokenLifetime: 4)
+defer { server.stop() }
+let timeline = Timeline()
+let authProvider = Provider<AuthAPI>()
+let base = server.baseURL
+
+let session = AuthSession(
+    store: InMemoryTokenStore(),
+    refresh: { token in
+        timeline.refreshStarted()
+        let response = try await authProvider.request(.refresh(base: base, refreshToken: token.refreshToken ?? ""))
+        let fresh = try OAuthToken(response: response)
+        timeline.print("✓", "refresh answered \(response.statusCode): now using \(timeline.label(forAccessToken: fresh.accessToken))")
+        return fresh
+    })
+let provider = RefreshableProvider<DemoAPI>(auth: session, plugins: [timeline])
+
+let eventsTask = Task {
+    for await event in session.events {
+        timeline.print("★", "session event: .\(event)")
+        if event == .sessionExpired { return }
+    }
 }
 
-let server = try await TestServer.start()
-defer { server.stop() }
-print("Test server on \(server.baseURL)")
+func burst(_ label: String, count: Int) async -> Int {
+    await withTaskGroup(of: Bool.self) { group in
+        for index in 1...count {
+            group.addTask {
+                do {
+                    _ = try await provider.request(DemoAPI(baseURL: base, path: "api/\(label)/\(index)"))
+                        .filterSuccessfulStatusCodes()
+                    return true
+                } catch {
+                    return false
+                }
+            }
+        }
+        return await group.reduce(0) { $0 + ($1 ? 0 : 1) }
+    }
+}
 
-let stubbed = Provider<EchoTarget>(stubClosure: Provider.immediatelyStub)
-let real = Provider<EchoTarget>()
-let target = EchoTarget(baseURL: server.baseURL, message: "hello over loopback")
-print("stubbed:", try await stubbed.request(target).mapString(atKeyPath: "args.message.0"))
-print("real:   ", try await real.request(target).mapString(atKeyPath: "args.message.0"))
+func summary(_ title: String, failures: Int, requests: Int) async throws {
+    let counts = timeline.counts
+    let serverCounters = try await server.counters()
+    print("""
+
+          \(title)
+            requests made by the app:   \(requests)
+            requests sent (with replays): \(counts.sent)
+            answered 401:               \(counts.rejected)
+            refresh calls:              \(counts.refreshCalls) (the server counted \(serverCounters.refreshGrants))
+            replays:                    \(counts.replays)
+            failures:                   \(failures)
+
+        """)
+    timeline.resetCounts()
+    try await server.resetCounters()
+}
+
+print("Courier RefreshDemo — test server on \(server.baseURL)\n")
+print("1. Sign in (password grant)")
+let signInResponse = try await authProvider.request(.password(base: base, username: "ada", password: "lovelace"))
+let signedIn = try OAuthToken(response: signInResponse)
+try await session.signIn(signedIn)
+timeline.print("✓", "signed in with \(timeline.label(forAccessToken: signedIn.accessToken)), valid 4 s")
+try await server.resetCounters()
+
+print("\n2. The server expires the token early; \(burstSize) requests fire at once")
+try await server.expireAccessTokens()
+let burstFailures = await burst("orders", count: burstSize)
+try await summary("Burst across an expiry:", failures: burstFailures, requests: burstSize)
+
+print("3. Proactive refresh: wait until the token has less than half its life left")
+try await Task.sleep(nanoseconds: 2_300_000_000)
+let proactiveFailures = await burst("profile", count: 6)
+try await summary("Proactive refresh (no request should see a 401):", failures: proactiveFailures, requests: 6)
+
+print("4. The server revokes the refresh token; the access token expires")
+try await server.revokeRefreshTokens()
+try await server.expireAccessTokens()
+do {
+    _ = try await provider.request(DemoAPI(baseURL: base, path: "api/settings"))
+    timeline.print("?", "unexpected success")
+} catch {
+    timeline.print("✗", "request failed: \(error)")
+}
+await eventsTask.value
+do {
+    _ = try await provider.request(DemoAPI(baseURL: base, path: "api/settings"))
+} catch {
+    timeline.print("✗", "next request fails fast, nothing sent: \(error)")
+}
+print("\n→ The app would now show its login screen.")
