@@ -38,8 +38,9 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     /// - Parameters:
     ///   - auth: the session whose token signs requests.
     ///   - refreshPolicy: what counts as a rejected token (default: 401).
-    ///   - authPlugin: the signing plugin; by default `AuthPlugin(auth: auth)`. It runs
-    ///     first. Pass one to change the leeway or allowed hosts.
+    ///   - authPlugin: the signing plugin; by default the first ``AuthPlugin`` in `plugins`,
+    ///     else `AuthPlugin(auth: auth)`. It runs first, before every other plugin. Pass one
+    ///     to change the leeway or allowed hosts.
     ///   - plugins: your plugins; they run after the signing plugin.
     ///   - The other parameters are ``Provider``'s.
     public init(
@@ -55,7 +56,8 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     ) {
         self.auth = auth
         self.refreshPolicy = refreshPolicy
-        let signing = authPlugin ?? AuthPlugin(auth: auth)
+        // A signing plugin passed among `plugins` counts as given too; either way it runs first.
+        let signing = authPlugin ?? plugins.lazy.compactMap { $0 as? AuthPlugin }.first ?? AuthPlugin(auth: auth)
         super.init(
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
             callbackQueue: callbackQueue, transport: transport,

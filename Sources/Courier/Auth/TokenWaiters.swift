@@ -47,9 +47,4 @@ final class TokenWaiters: @unchecked Sendable {
         }
         continuation?.resume(throwing: AuthenticationError.cancelled)
     }
-
-    /// Forgets an early cancellation for `id` that no registration will consume.
-    func forget(_ id: UInt64) {
-        lock.withLock { _ = cancelledEarly.remove(id) }
-    }
 }
