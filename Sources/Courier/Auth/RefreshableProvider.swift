@@ -52,6 +52,7 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
         stubClosure: @escaping StubClosure = Provider<Target>.neverStub,
         callbackQueue: DispatchQueue? = nil,
         transport: any HTTPTransport = URLSessionTransport(),
+        retryPolicy: RetryPolicy? = nil,
         plugins: [any PluginType] = []
     ) {
         self.auth = auth
@@ -60,7 +61,7 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
         let signing = authPlugin ?? plugins.lazy.compactMap { $0 as? AuthPlugin }.first ?? AuthPlugin(auth: auth)
         super.init(
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
-            callbackQueue: callbackQueue, transport: transport,
+            callbackQueue: callbackQueue, transport: transport, retryPolicy: retryPolicy,
             plugins: [signing] + plugins.filter { !($0 is AuthPlugin) })
     }
 

@@ -44,6 +44,8 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     public let transport: any HTTPTransport
     /// The plugins, in the order they run.
     public let plugins: [any PluginType]
+    /// Retries transient failures; `nil` (the default, as in Moya) never retries.
+    public let retryPolicy: RetryPolicy?
 
     /// Creates a provider; every argument has Moya's default.
     ///
@@ -54,6 +56,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     ///   - stubClosure: stubbing per target (``neverStub(_:)``: always the network).
     ///   - callbackQueue: where completion handlers run by default (main queue).
     ///   - transport: what sends real requests (a new ``URLSessionTransport``).
+    ///   - retryPolicy: retries transient failures (none by default).
     ///   - plugins: run in order on every request.
     public init(
         endpointClosure: @escaping EndpointClosure = Provider.defaultEndpointMapping,
@@ -61,6 +64,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
         stubClosure: @escaping StubClosure = Provider.neverStub,
         callbackQueue: DispatchQueue? = nil,
         transport: any HTTPTransport = URLSessionTransport(),
+        retryPolicy: RetryPolicy? = nil,
         plugins: [any PluginType] = []
     ) {
         self.endpointClosure = endpointClosure
@@ -69,6 +73,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
         self.callbackQueue = callbackQueue
         self.transport = transport
         self.plugins = plugins
+        self.retryPolicy = retryPolicy
     }
 
     /// Sends `target` and returns the response.
@@ -84,9 +89,34 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
         try await send(target)
     }
 
-    /// The pipeline behind ``request(_:)``, for subclasses that wrap it (a subclass that
-    /// replays a request calls this for each attempt).
+    /// The pipeline behind ``request(_:)``, with the ``retryPolicy``'s retries, for
+    /// subclasses that wrap it (a subclass that replays a request calls this for each
+    /// replay).
     public final func send(_ target: Target) async throws(CourierError) -> Response {
+        guard let retryPolicy else { return try await attempt(target) }
+        var retries = 0
+        while true {
+            let result: Result<Response, CourierError>
+            do {
+                result = .success(try await attempt(target))
+            } catch {
+                result = .failure(error)
+            }
+            guard let delay = retryPolicy.delay(after: result, target: target, retries: retries) else {
+                return try result.get()
+            }
+            retries += 1
+            do {
+                try await retryPolicy.sleep(delay)
+            } catch {
+                throw .cancelled
+            }
+            if Task.isCancelled { throw .cancelled }
+        }
+    }
+
+    /// One pass through the pipeline: every plugin hook runs once.
+    private func attempt(_ target: Target) async throws(CourierError) -> Response {
         let endpoint = endpointClosure(target)
         let prepared = try await prepareRequest(for: endpoint, target: target)
         for plugin in plugins {
