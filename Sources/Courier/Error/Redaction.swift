@@ -94,6 +94,7 @@ enum Redaction {
         case .zeroByteResource: "zero byte resource"
         case .dataLengthExceedsMaximum: "data length exceeds maximum"
         case .fileDoesNotExist: "file does not exist"
+        case .unknown: "unknown network error"
         default: "network error"
         }
     }

@@ -64,6 +64,15 @@ final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {
         return body(state)
     }
 
+    /// libcurl reports a body cut short of its `Content-Length` as an unknown error (-1);
+    /// call it what it is, a connection lost mid-response, as Apple's URLSession does.
+    static func clarified(_ error: any Error, state: TaskState) -> any Error {
+        guard let urlError = error as? URLError, urlError.code == .unknown, let response = state.response,
+            response.expectedContentLength > Int64(state.data.count)
+        else { return error }
+        return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
+    }
+
     /// Whether a redirect from `from` to `to` leaves the origin the credentials were meant for.
     static func isCrossOrigin(from: URL?, to: URL?) -> Bool {
         guard let from, let to else { return true }
@@ -192,7 +201,7 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate, URLSessionDownloa
             let endedByChallenge =
                 state.challengeEnded && !state.cancelledByCaller && (error as? URLError)?.code == .cancelled
             if !endedByChallenge {
-                continuation.resume(throwing: error)
+                continuation.resume(throwing: Self.clarified(error, state: state))
                 return
             }
         }

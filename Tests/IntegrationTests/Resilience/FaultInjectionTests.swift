@@ -1,0 +1,137 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Every way a server can misbehave: the caller gets a typed error or a retried success,
+/// nothing hangs, nothing crashes. Each case is bounded in time.
+@Suite("Fault injection against the test server")
+struct FaultInjectionTests {
+    let server: TestServer
+    /// Requests time out after 1 s.
+    let provider = Provider<ServerAPI>(requestClosure: { endpoint in
+        var request = try endpoint.urlRequest()
+        request.timeoutInterval = 1
+        return request
+    })
+
+    init() async throws {
+        server = try await TestServer.start()
+    }
+
+    /// Runs `body`, failing the test if it takes longer than `limit`.
+    func bounded<T>(_ limit: Duration, _ body: () async throws -> T) async rethrows -> T {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let value = try await body()
+        #expect(clock.now - start < limit, "took \(clock.now - start)")
+        return value
+    }
+
+    func expectUnderlying(_ path: String, codes: Set<URLError.Code>, within limit: Duration = .seconds(5)) async {
+        await bounded(limit) {
+            await #expect {
+                try await provider.request(ServerAPI(server, path))
+            } throws: { error in
+                guard case .underlying(let underlying, _) = error as? CourierError, let urlError = underlying as? URLError
+                else { return false }
+                return codes.contains(urlError.code) && !"\(error)".isEmpty
+            }
+        }
+    }
+
+    @Test("connection reset mid-response is a typed network error")
+    func resetMidResponse() async {
+        await expectUnderlying("fault/reset", codes: [.networkConnectionLost, .badServerResponse, .cannotParseResponse])
+    }
+
+    @Test("the server closing before any header is a typed network error")
+    func closeBeforeHeaders() async {
+        await expectUnderlying("fault/close-before-headers", codes: [.networkConnectionLost, .badServerResponse, .zeroByteResource])
+    }
+
+    @Test("headers slower than the request time-out end in timedOut, promptly")
+    func slowHeaders() async {
+        await expectUnderlying("fault/slow-headers/5000", codes: [.timedOut], within: .seconds(4))
+    }
+
+    @Test("a body shorter than its Content-Length is an error, never a truncated success")
+    func truncatedBody() async {
+        await expectUnderlying("fault/truncated", codes: [.networkConnectionLost])
+    }
+
+    @Test("invalid JSON mapped as JSON is a jsonMapping error carrying the response")
+    func invalidJSON() async throws {
+        let response = try await provider.request(ServerAPI(server, "json/invalid"))
+        #expect {
+            try response.mapJSON()
+        } throws: { error in
+            if case .jsonMapping(let carried) = error as? CourierError { return carried.statusCode == 200 }
+            return false
+        }
+    }
+
+    @Test("a 64 KiB header arrives intact")
+    func hugeHeaders() async throws {
+        let response = try await provider.request(ServerAPI(server, "fault/huge-headers"))
+        #expect(response.statusCode == 200)
+        #expect((response.response?.value(forHTTPHeaderField: "X-Huge")?.count ?? 0) >= 60_000)
+    }
+
+    @Test("a 1 MiB body maps to JSON and to Decodable at a key path")
+    func bigJSON() async throws {
+        struct Item: Decodable { let id: Int; let name: String }
+        let response = try await provider.request(ServerAPI(server, "json/big"))
+        #expect(response.data.count > 900_000)
+        let items = try response.map([Item].self, atKeyPath: "items")
+        #expect(items.count > 10_000)
+        #expect(items[5].name == "item-5")
+    }
+
+    @Test("a redirect loop ends in a typed error, not a hang")
+    func redirectLoop() async {
+        await expectUnderlying("redirect-loop", codes: [.httpTooManyRedirects, .redirectToNonExistentLocation])
+    }
+
+    @Test("5xx bursts then recovery: retried to success, honouring Retry-After")
+    func burstsThenRecovery() async throws {
+        let retrying = Provider<ServerAPI>(retryPolicy: RetryPolicy(maxRetries: 3, baseDelay: 0.05))
+        let key = UUID().uuidString
+        let response = try await bounded(.seconds(5)) {
+            try await retrying.request(flaky(key, ["fail": 3, "status": 503]))
+        }
+        #expect(response.statusCode == 200)
+        #expect(try response.map(Int.self, atKeyPath: "attempt") == 4)
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        let honoured = try await retrying.request(flaky(UUID().uuidString, ["fail": 1, "status": 429, "retry_after": 1]))
+        #expect(honoured.statusCode == 200)
+        #expect(clock.now - start >= .milliseconds(950))
+
+        // Without a retry policy the 503 is the answer.
+        let plain = try await provider.request(flaky(UUID().uuidString, ["fail": 1, "status": 503]))
+        #expect(plain.statusCode == 503)
+    }
+
+    func flaky(_ key: String, _ query: [String: any Sendable]) -> ServerAPI {
+        ServerAPI(server, "flaky/\(key)", task: .requestParameters(parameters: query, encoding: URLEncoding.queryString))
+    }
+
+    @Test("a connection reset on every attempt spends the retries and ends in a typed error")
+    func resetEveryTime() async throws {
+        let retrying = Provider<ServerAPI>(retryPolicy: RetryPolicy(maxRetries: 2, baseDelay: 0.01))
+        // /fault/reset always resets: the retries are spent and the error is typed.
+        await #expect(throws: CourierError.self) {
+            try await retrying.request(ServerAPI(server, "fault/reset"))
+        }
+        // One attempt and two retries; libcurl may silently resend once more on a reused
+        // keep-alive connection.
+        let attempts = try await server.counters().requestsTotal
+        #expect((3...6).contains(attempts), "\(attempts) requests reached the server")
+    }
+}
