@@ -23,6 +23,9 @@ let package = Package(
         // Starts and drives the Python test server (Tests/Server/server.py); used by the
         // integration tests and by the RefreshDemo executable. Not a product.
         .target(name: "CourierTestServer", path: "Tests/Server", exclude: ["server.py", "README.md"]),
+        // A bounded soak against the test server, shared by the integration tests and the
+        // benchmark executable. Not a product.
+        .target(name: "CourierSoak", dependencies: ["Courier", "CourierTestServer"], path: "Tests/Soak"),
         .executableTarget(
             name: "RefreshDemo",
             dependencies: ["Courier", "CourierTestServer"],
@@ -32,7 +35,7 @@ let package = Package(
         .testTarget(name: "CourierPluginsTests", dependencies: ["Courier", "CourierPlugins", "CourierTesting"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Courier", "CourierPlugins", "CourierTesting", "CourierTestServer"]
+            dependencies: ["Courier", "CourierPlugins", "CourierTesting", "CourierTestServer", "CourierSoak"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -35,8 +35,17 @@ extension TestServer {
 
     /// `POST /_admin/expire-access-tokens`: every access token issued so far is expired from
     /// now on (protected routes answer 401 for it).
-    public func expireAccessTokens() async throws {
-        _ = try await admin("POST", "expire-access-tokens")
+    ///
+    /// - Returns: how many tokens were still live (not yet expired or revoked) and are now
+    ///   expired.
+    @discardableResult
+    public func expireAccessTokens() async throws -> Int {
+        let data = try await admin("POST", "expire-access-tokens")
+        struct Answer: Decodable {
+            let liveExpired: Int
+            enum CodingKeys: String, CodingKey { case liveExpired = "live_expired" }
+        }
+        return (try? JSONDecoder().decode(Answer.self, from: data))?.liveExpired ?? 0
     }
 
     /// `POST /_admin/revoke-refresh-tokens`: every refresh token issued so far is invalid

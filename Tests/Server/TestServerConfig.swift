@@ -85,6 +85,16 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
     /// Removes any pending token fault (applied before ``tokenFault``, so both may be set
     /// to replace one fault with another).
     public var clearsTokenFault: Bool
+    /// The probability (0…1) that a token request answers 500 (never consuming a refresh
+    /// token).
+    public var tokenFaultRate: Double?
+    /// The probability (0…1) that a protected request answers 503 with `Retry-After: 0`.
+    public var apiFaultRate: Double?
+    /// Seconds after a newer token was issued from which a stale token's use counts in
+    /// ``TestServerCounters/staleAfterRefresh`` (server default 0.5).
+    public var staleGrace: TimeInterval?
+    /// Seeds the random fault injection, for a reproducible run.
+    public var faultSeed: Int?
 
     /// Creates a set of changes; every `nil` field leaves the server's value alone.
     public init(
@@ -95,7 +105,11 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
         tokenFault: TokenFault? = nil,
         tokenFaultCount: Int = 1,
         challengesInvalidClient: Bool? = nil,
-        clearsTokenFault: Bool = false
+        clearsTokenFault: Bool = false,
+        tokenFaultRate: Double? = nil,
+        apiFaultRate: Double? = nil,
+        staleGrace: TimeInterval? = nil,
+        faultSeed: Int? = nil
     ) {
         self.tokenLifetime = tokenLifetime
         self.rotateRefreshTokens = rotateRefreshTokens
@@ -105,6 +119,10 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
         self.tokenFaultCount = tokenFaultCount
         self.challengesInvalidClient = challengesInvalidClient
         self.clearsTokenFault = clearsTokenFault
+        self.tokenFaultRate = tokenFaultRate
+        self.apiFaultRate = apiFaultRate
+        self.staleGrace = staleGrace
+        self.faultSeed = faultSeed
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -115,6 +133,10 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
         case tokenFault = "token_fault"
         case tokenFaultSleep = "token_fault_sleep"
         case challengesInvalidClient = "invalid_client_challenge"
+        case tokenFaultRate = "token_fault_rate"
+        case apiFaultRate = "api_fault_rate"
+        case staleGrace = "stale_grace_ms"
+        case faultSeed = "fault_seed"
     }
 
     private struct FaultRule: Encodable {
@@ -134,6 +156,10 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
         try container.encodeIfPresent(includeRefreshToken, forKey: .includeRefreshToken)
         try container.encodeIfPresent(refreshDelay.map { $0 * 1_000 }, forKey: .refreshDelay)
         try container.encodeIfPresent(challengesInvalidClient, forKey: .challengesInvalidClient)
+        try container.encodeIfPresent(tokenFaultRate, forKey: .tokenFaultRate)
+        try container.encodeIfPresent(apiFaultRate, forKey: .apiFaultRate)
+        try container.encodeIfPresent(staleGrace.map { $0 * 1_000 }, forKey: .staleGrace)
+        try container.encodeIfPresent(faultSeed, forKey: .faultSeed)
         if let tokenFault {
             try container.encode(FaultRule(mode: tokenFault.mode, count: tokenFaultCount), forKey: .tokenFault)
             if case .timeout(let seconds) = tokenFault {

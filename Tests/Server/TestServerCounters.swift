@@ -31,6 +31,15 @@ public struct TestServerCounters: Decodable, Sendable, Equatable {
     public let authHeadersSeen: Int
     /// Protected requests whose access token was known but expired or revoked.
     public let staleTokenUses: Int
+    /// Stale uses of a token that had already been replaced by a newer one issued more than
+    /// the grace period (`staleGrace`, default 0.5 s) earlier: a client that kept using a
+    /// token it should have dropped. Requests in flight during a refresh stay within the
+    /// grace.
+    public let staleAfterRefresh: Int
+    /// Protected requests answered 503 by the random fault injection (`apiFaultRate`).
+    public let protectedFaults: Int
+    /// Token requests answered 500 by the random fault injection (`tokenFaultRate`).
+    public let tokenRandomFaults: Int
 
     enum CodingKeys: String, CodingKey {
         case tokenRequests = "token_requests"
@@ -45,5 +54,8 @@ public struct TestServerCounters: Decodable, Sendable, Equatable {
         case generation
         case authHeadersSeen = "auth_headers_seen"
         case staleTokenUses = "stale_token_uses"
+        case staleAfterRefresh = "stale_after_refresh"
+        case protectedFaults = "protected_faults"
+        case tokenRandomFaults = "token_random_faults"
     }
 }

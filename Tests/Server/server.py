@@ -17,6 +17,7 @@ import functools
 import hashlib
 import json
 import os
+import random
 import secrets
 import signal
 import socket
@@ -85,6 +86,9 @@ COUNTER_NAMES = (
     "requests_total",
     "auth_headers_seen",
     "stale_token_uses",
+    "stale_after_refresh",
+    "protected_faults",
+    "token_random_faults",
 )
 
 
@@ -122,7 +126,14 @@ class State:
             "token_fault": None,
             "token_fault_sleep": 30.0,
             "invalid_client_challenge": True,
+            # Soak settings: random transient faults and the grace for in-flight requests.
+            "token_fault_rate": 0.0,
+            "api_fault_rate": 0.0,
+            "stale_grace_ms": 500,
         }
+        self.random = random.Random(0)
+        # When the newest access token was issued (time.monotonic()).
+        self.latest_issued_at: float | None = None
         self.counters = {name: 0 for name in COUNTER_NAMES}
         self.generation = 0
         # access token -> {"generation", "issued_at", "expires_at" (None: never), "revoked"}
@@ -139,6 +150,7 @@ class State:
         gen = self.generation
         token = f"at-{gen}-{secrets.token_hex(12)}"
         now = time.monotonic()
+        self.latest_issued_at = now
         self.access_tokens[token] = {
             "generation": gen,
             "issued_at": now,
@@ -854,7 +866,10 @@ class Handler(BaseHTTPRequestHandler):
             elif grant == "client_credentials":
                 counters["client_credentials_grants"] += 1
             fault = None
-            rule = state.config["token_fault"]
+            if state.config["token_fault_rate"] and state.random.random() < state.config["token_fault_rate"]:
+                fault = "500"
+                counters["token_random_faults"] += 1
+            rule = state.config["token_fault"] if fault is None else None
             if rule is not None:
                 fault = rule["mode"]
                 if rule["count"] > 0:
@@ -966,11 +981,29 @@ class Handler(BaseHTTPRequestHandler):
         with state.lock:
             counters = state.counters
             counters["protected_requests"] += 1
+            if state.config["api_fault_rate"] and state.random.random() < state.config["api_fault_rate"]:
+                counters["protected_faults"] += 1
+                fault = True
+            else:
+                fault = False
+        if fault:
+            return self._send_json(503, {"error": "injected fault"}, [("Retry-After", "0")])
+        with state.lock:
             if carried:
                 counters["auth_headers_seen"] += 1
             verdict, generation = state.check_access(token)
             if verdict == "stale":
                 counters["stale_token_uses"] += 1
+                # A token already replaced by a newer one, arriving well after the newer one
+                # was issued: the client reused a token it should have dropped.
+                grace = state.config["stale_grace_ms"] / 1000
+                if (
+                    generation is not None
+                    and generation < state.generation
+                    and state.latest_issued_at is not None
+                    and time.monotonic() - state.latest_issued_at > grace
+                ):
+                    counters["stale_after_refresh"] += 1
             ok = verdict == "ok" and not always_401
             counters["protected_ok" if ok else "protected_401"] += 1
         if business:
@@ -1016,6 +1049,8 @@ class Handler(BaseHTTPRequestHandler):
             try:
                 with state.lock:
                     _apply_config(state.config, payload or {})
+                    if isinstance(payload, dict) and "fault_seed" in payload:
+                        state.random.seed(payload["fault_seed"])
                     return self._send_json(200, _config_json(state.config))
             except ValueError as exc:
                 return self._send_json(400, {"error": str(exc)})
@@ -1023,10 +1058,15 @@ class Handler(BaseHTTPRequestHandler):
             return self._send_json(405, {"error": "admin actions other than counters/config need POST"})
         if name == "expire-access-tokens":
             with state.lock:
+                now = time.monotonic()
+                live = 0
                 for record in state.access_tokens.values():
+                    expired = record["expires_at"] is not None and now >= record["expires_at"]
+                    if not record["revoked"] and not expired:
+                        live += 1
                     record["revoked"] = True
                 count = len(state.access_tokens)
-            return self._send_json(200, {"expired": count})
+            return self._send_json(200, {"expired": count, "live_expired": live})
         if name == "revoke-refresh-tokens":
             with state.lock:
                 for record in state.refresh_tokens.values():
@@ -1082,6 +1122,18 @@ def _apply_config(config: dict, changes) -> None:
         elif key == "refresh_delay_ms":
             if not _is_number(value) or value < 0:
                 raise ValueError("refresh_delay_ms must be a non-negative number")
+            updates[key] = value
+        elif key in ("token_fault_rate", "api_fault_rate"):
+            if not _is_number(value) or not 0 <= value <= 1:
+                raise ValueError(f"{key} must be a number from 0 to 1")
+            updates[key] = float(value)
+        elif key == "stale_grace_ms":
+            if not _is_number(value) or value < 0:
+                raise ValueError("stale_grace_ms must be a non-negative number")
+            updates[key] = value
+        elif key == "fault_seed":
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError("fault_seed must be an integer")
             updates[key] = value
         elif key == "token_fault_sleep":
             if not _is_number(value) or value < 0:

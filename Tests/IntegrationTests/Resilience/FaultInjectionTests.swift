@@ -24,6 +24,7 @@ struct FaultInjectionTests {
     }
 
     /// Runs `body`, failing the test if it takes longer than `limit`.
+    @discardableResult
     func bounded<T>(_ limit: Duration, _ body: () async throws -> T) async rethrows -> T {
         let clock = ContinuousClock()
         let start = clock.now
