@@ -23,7 +23,9 @@ let session = AuthSession(
         timeline.refreshStarted()
         let response = try await authProvider.request(.refresh(base: base, refreshToken: token.refreshToken ?? ""))
         let fresh = try OAuthToken(response: response)
-        timeline.print("✓", "refresh answered \(response.statusCode): now using \(timeline.label(forAccessToken: fresh.accessToken))")
+        timeline.print(
+            "✓",
+            "refresh answered \(response.statusCode): now using \(timeline.label(forAccessToken: fresh.accessToken))")
         return fresh
     })
 let provider = RefreshableProvider<DemoAPI>(auth: session, plugins: [timeline])
@@ -55,7 +57,8 @@ func burst(_ label: String, count: Int) async -> Int {
 func summary(_ title: String, failures: Int, requests: Int) async throws {
     let counts = timeline.counts
     let serverCounters = try await server.counters()
-    print("""
+    print(
+        """
 
           \(title)
             requests made by the app:   \(requests)

@@ -1,5 +1,5 @@
-import Foundation
 import Dispatch
+import Foundation
 
 /// Reads the `PORT <n>` line that `server.py` prints once it listens.
 enum PortAnnouncement {
@@ -31,17 +31,21 @@ enum PortAnnouncement {
                 onEnd: {
                     let output = received.text
                     let shown = output.isEmpty ? "nothing" : "\"\(output.prefix(500))\""
-                    outcome.resume(with: .failure(Failure(
-                        description: "the process closed its stdout (it exited?) after printing \(shown)"
-                    )))
+                    outcome.resume(
+                        with: .failure(
+                            Failure(
+                                description: "the process closed its stdout (it exited?) after printing \(shown)"
+                            )))
                 }
             )
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
                 let output = received.text
                 let shown = output.isEmpty ? "nothing" : "\"\(output.prefix(500))\""
-                outcome.resume(with: .failure(Failure(
-                    description: "no PORT line within \(timeout) s; stdout had \(shown)"
-                )))
+                outcome.resume(
+                    with: .failure(
+                        Failure(
+                            description: "no PORT line within \(timeout) s; stdout had \(shown)"
+                        )))
             }
         }
     }

@@ -1,5 +1,5 @@
-import Foundation
 import Dispatch
+import Foundation
 
 /// Collects what the server writes to stderr (the last 64 KiB) and echoes it to this
 /// process's stderr, prefixed, so tracebacks show up in test logs.

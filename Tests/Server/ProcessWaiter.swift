@@ -1,10 +1,11 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Bounded waits for a child process (`Process.waitUntilExit()` has no time-out).
@@ -26,11 +27,11 @@ enum ProcessWaiter {
         let pid = process.processIdentifier
         guard pid > 0, process.isRunning else { return }
         #if canImport(Glibc)
-        _ = Glibc.kill(pid, SIGKILL)
+            _ = Glibc.kill(pid, SIGKILL)
         #elseif canImport(Musl)
-        _ = Musl.kill(pid, SIGKILL)
+            _ = Musl.kill(pid, SIGKILL)
         #else
-        _ = Darwin.kill(pid, SIGKILL)
+            _ = Darwin.kill(pid, SIGKILL)
         #endif
     }
 }

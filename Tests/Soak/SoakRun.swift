@@ -104,10 +104,12 @@ public struct SoakRun: Sendable {
         let session = AuthSession(
             refresh: { token in
                 try OAuthToken(
-                    response: await tokenProvider.request(SoakTokenEndpoint(base: base, refreshToken: token.refreshToken ?? "")))
+                    response: await tokenProvider.request(
+                        SoakTokenEndpoint(base: base, refreshToken: token.refreshToken ?? "")))
             },
             refreshWindow: nil)
-        try await session.signIn(OAuthToken(tokenResponse: try await server.issueToken(lifetime: 3600), receivedAt: Date()))
+        try await session.signIn(
+            OAuthToken(tokenResponse: try await server.issueToken(lifetime: 3600), receivedAt: Date()))
         let provider = RefreshableProvider<SoakTarget>(
             auth: session, callbackQueue: DispatchQueue(label: "soak.callbacks", attributes: .concurrent),
             retryPolicy: RetryPolicy(maxRetries: 4, baseDelay: 0.005, maximumDelay: 0.05))

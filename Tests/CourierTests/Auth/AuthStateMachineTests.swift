@@ -103,7 +103,8 @@ struct AuthStateMachineTests {
         #expect(m.token == nil)
         for waiter in 3...5 {
             let later = m.requestToken(waiter: UInt64(waiter), minimumValidity: 0, now: t0)
-            #expect(later == Machine.Effects(resume: [.init(waiter: UInt64(waiter), result: .failure(.sessionExpired))]))
+            #expect(
+                later == Machine.Effects(resume: [.init(waiter: UInt64(waiter), result: .failure(.sessionExpired))]))
             #expect(m.requestRefresh(waiter: 9, rejecting: nil, now: t0).events.isEmpty)
         }
     }
@@ -166,7 +167,8 @@ struct AuthStateMachineTests {
         #expect(effects.cancel == id)
         #expect(m.operationFinished(id, outcome: .success(OAuthToken(accessToken: "B"))) == Machine.Effects())
         #expect(m.token == nil)
-        #expect(m.requestToken(waiter: 2, minimumValidity: 0, now: t0).resume.first?.result == .failure(.missingCredential))
+        #expect(
+            m.requestToken(waiter: 2, minimumValidity: 0, now: t0).resume.first?.result == .failure(.missingCredential))
     }
 
     @Test("sign-in after expiry starts a new session whose expiry is reported again")
@@ -196,7 +198,9 @@ struct AuthStateMachineTests {
         #expect(effects.events == [.acquired])
 
         var none = machine(nil)
-        #expect(none.requestToken(waiter: 1, minimumValidity: 0, now: t0).resume.first?.result == .failure(.missingCredential))
+        #expect(
+            none.requestToken(waiter: 1, minimumValidity: 0, now: t0).resume.first?.result
+                == .failure(.missingCredential))
     }
 
     @Test("a rejected acquire is transient: nothing to expire")

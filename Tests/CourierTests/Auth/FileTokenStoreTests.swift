@@ -26,7 +26,9 @@ struct TokenStoreTests {
         let again = try FileManager.default.attributesOfItem(atPath: file.path)
         #expect((again[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         // No temporary files are left beside it.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path) == ["token.json"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path) == ["token.json"]
+        )
         try store.save(nil)
         #expect(!FileManager.default.fileExists(atPath: file.path))
         #expect(try store.load() == nil)

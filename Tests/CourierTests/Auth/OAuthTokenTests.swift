@@ -8,7 +8,8 @@ struct OAuthTokenTests {
 
     @Test("parses an RFC 6749 token response; expires_in counts from receipt, kept as issuedAt")
     func parses() throws {
-        let body = #"{"access_token":"at-1","token_type":"bearer","expires_in":3600,"refresh_token":"rt-1","scope":"x"}"#
+        let body =
+            #"{"access_token":"at-1","token_type":"bearer","expires_in":3600,"refresh_token":"rt-1","scope":"x"}"#
         let token = try OAuthToken(tokenResponse: Data(body.utf8), receivedAt: received)
         #expect(token.accessToken == "at-1")
         #expect(token.refreshToken == "rt-1")
@@ -20,9 +21,11 @@ struct OAuthTokenTests {
 
     @Test("accepts fractional and string expires_in")
     func expiresInForms() throws {
-        let fractional = try OAuthToken(tokenResponse: Data(#"{"access_token":"a","expires_in":1.5}"#.utf8), receivedAt: received)
+        let fractional = try OAuthToken(
+            tokenResponse: Data(#"{"access_token":"a","expires_in":1.5}"#.utf8), receivedAt: received)
         #expect(fractional.expiresAt == received.addingTimeInterval(1.5))
-        let string = try OAuthToken(tokenResponse: Data(#"{"access_token":"a","expires_in":"60"}"#.utf8), receivedAt: received)
+        let string = try OAuthToken(
+            tokenResponse: Data(#"{"access_token":"a","expires_in":"60"}"#.utf8), receivedAt: received)
         #expect(string.expiresAt == received.addingTimeInterval(60))
     }
 
@@ -42,10 +45,12 @@ struct OAuthTokenTests {
         #expect(opaque.tokenType == "Bearer")
     }
 
-    @Test("anything that is not a token response is invalidTokenResponse", arguments: [
-        "", "not json", "[]", #"{"token_type":"Bearer"}"#, #"{"access_token":""}"#, #"{"access_token":42}"#,
-        #"{"access_token": "x""#,
-    ])
+    @Test(
+        "anything that is not a token response is invalidTokenResponse",
+        arguments: [
+            "", "not json", "[]", #"{"token_type":"Bearer"}"#, #"{"access_token":""}"#, #"{"access_token":42}"#,
+            #"{"access_token": "x""#,
+        ])
     func invalid(body: String) {
         #expect(throws: AuthenticationError.self) {
             try OAuthToken(tokenResponse: Data(body.utf8), receivedAt: received)

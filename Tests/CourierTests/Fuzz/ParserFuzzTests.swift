@@ -27,7 +27,8 @@ struct FuzzInput {
 
     static let fragments = [
         "{", "}", "[", "]", ":", ",", "\"", "\\", "access_token", "refresh_token", "expires_in", "token_type",
-        "error", "invalid_grant", "status", "8", "null", "true", "false", "-1", "1e308", "0.5", "\u{0}", "é", "\u{1F600}",
+        "error", "invalid_grant", "status", "8", "null", "true", "false", "-1", "1e308", "0.5", "\u{0}", "é",
+        "\u{1F600}",
         "\"\"", "NaN", "9999999999999999999999", ".", "data", "items", "0", "eyJhbGciOiJub25lIn0", "=", "%",
     ]
 
@@ -107,10 +108,14 @@ struct ParserFuzzTests {
     @Test("key-path mapping on random JSON and random paths: a value or a typed error")
     func keyPaths() {
         var input = FuzzInput(random: SplitMix64(state: 11))
-        let paths = ["", ".", "data", "data.items", "data.items.0", "data.items.0.id", "data.items.-1", "a..b", "status", "0"]
+        let paths = [
+            "", ".", "data", "data.items", "data.items.0", "data.items.0.id", "data.items.-1", "a..b", "status", "0",
+        ]
         for _ in 0..<Self.iterations {
             let response = Response(statusCode: 200, data: input.any())
-            let path = Bool.random(using: &input.random) ? paths.randomElement(using: &input.random)! : input.jsonish(maxPieces: 4)
+            let path =
+                Bool.random(using: &input.random)
+                ? paths.randomElement(using: &input.random)! : input.jsonish(maxPieces: 4)
             do {
                 _ = try response.mapString(atKeyPath: path)
             } catch {
@@ -122,7 +127,9 @@ struct ParserFuzzTests {
             do {
                 _ = try response.map([String: Int].self, atKeyPath: path)
             } catch {
-                if case .objectMapping = error {} else if case .jsonMapping = error {} else {
+                if case .objectMapping = error {
+                } else if case .jsonMapping = error {
+                } else {
                     Issue.record("map threw \(error)")
                 }
             }

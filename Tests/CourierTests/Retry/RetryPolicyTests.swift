@@ -71,7 +71,9 @@ struct RetryPolicyTests {
             random: { random }, now: { now }, sleep: { sleeps.record($0) })
     }
 
-    @Test("transient statuses are retried with exponential full-jitter backoff, capped", arguments: [408, 429, 500, 502, 503, 504])
+    @Test(
+        "transient statuses are retried with exponential full-jitter backoff, capped",
+        arguments: [408, 429, 500, 502, 503, 504])
     func retriesStatuses(code: Int) async throws {
         let transport = SequenceTransport([.status(code), .status(code), .status(code), .status(200)])
         let provider = Provider<Target>(transport: transport, retryPolicy: policy())
@@ -106,7 +108,8 @@ struct RetryPolicyTests {
     @Test("dropped connections and time-outs are retried; other errors are not")
     func urlErrors() async throws {
         let transient = SequenceTransport([.failure(.networkConnectionLost), .failure(.timedOut), .status(200)])
-        #expect(try await Provider<Target>(transport: transient, retryPolicy: policy()).request(Target()).statusCode == 200)
+        #expect(
+            try await Provider<Target>(transport: transient, retryPolicy: policy()).request(Target()).statusCode == 200)
         #expect(transient.count == 3)
 
         let permanent = SequenceTransport([.failure(.badURL), .status(200)])
@@ -119,7 +122,9 @@ struct RetryPolicyTests {
     @Test("POST is not retried unless the target opts in; a GET can opt out")
     func idempotency() async throws {
         let post = SequenceTransport([.status(503), .status(200)])
-        #expect(try await Provider<Target>(transport: post, retryPolicy: policy()).request(Target(method: .post)).statusCode == 503)
+        #expect(
+            try await Provider<Target>(transport: post, retryPolicy: policy()).request(Target(method: .post)).statusCode
+                == 503)
         #expect(post.count == 1)
 
         let optedIn = SequenceTransport([.status(503), .status(200)])
@@ -128,7 +133,9 @@ struct RetryPolicyTests {
         #expect(response.statusCode == 200)
 
         let optedOut = SequenceTransport([.status(503), .status(200)])
-        #expect(try await Provider<Target>(transport: optedOut, retryPolicy: policy()).request(Target(idempotent: false)).statusCode == 503)
+        #expect(
+            try await Provider<Target>(transport: optedOut, retryPolicy: policy()).request(Target(idempotent: false))
+                .statusCode == 503)
     }
 
     @Test("Retry-After in seconds and as an HTTP date is honoured, up to the maximum")
@@ -147,7 +154,8 @@ struct RetryPolicyTests {
         #expect(sleeps.all == [7, 12])
 
         let tooLong = SequenceTransport([.status(503, headers: ["Retry-After": "3600"]), .status(200)])
-        #expect(try await Provider<Target>(transport: tooLong, retryPolicy: policy()).request(Target()).statusCode == 503)
+        #expect(
+            try await Provider<Target>(transport: tooLong, retryPolicy: policy()).request(Target()).statusCode == 503)
         #expect(tooLong.count == 1)
     }
 
@@ -162,13 +170,16 @@ struct RetryPolicyTests {
             var validationType: ValidationType { .successCodes }
         }
         let transport = SequenceTransport([.status(502), .status(200)])
-        #expect(try await Provider<Validated>(transport: transport, retryPolicy: policy()).request(Validated()).statusCode == 200)
+        #expect(
+            try await Provider<Validated>(transport: transport, retryPolicy: policy()).request(Validated()).statusCode
+                == 200)
     }
 
     @Test("cancelling during a backoff cancels at once")
     func cancellationDuringBackoff() async throws {
         let transport = SequenceTransport(Array(repeating: .status(503), count: 10))
-        let provider = Provider<Target>(transport: transport, retryPolicy: RetryPolicy(maxRetries: 5, baseDelay: 30, random: { 1 }))
+        let provider = Provider<Target>(
+            transport: transport, retryPolicy: RetryPolicy(maxRetries: 5, baseDelay: 30, random: { 1 }))
         let task = Task { try await provider.request(Target()) }
         try await Task.sleep(nanoseconds: 100_000_000)
         let clock = ContinuousClock()
@@ -188,15 +199,20 @@ struct RetryPolicyTests {
     func retryAfterForms() {
         let now = Date(timeIntervalSince1970: 784_111_777 - 10)  // Sun, 06 Nov 1994 08:49:37 GMT minus 10 s
         let response: (String) -> HTTPURLResponse = {
-            HTTPURLResponse(url: URL(string: "https://x")!, statusCode: 503, httpVersion: nil, headerFields: ["Retry-After": $0])!
+            HTTPURLResponse(
+                url: URL(string: "https://x")!, statusCode: 503, httpVersion: nil, headerFields: ["Retry-After": $0])!
         }
         let policy = RetryPolicy(maxRetries: 1, maximumRetryAfter: 100, random: { 0 }, now: { now })
         for header in ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"] {
-            let delay = policy.delay(after: .success(Response(statusCode: 503, data: Data(), response: response(header))), target: Target(), retries: 0)
+            let delay = policy.delay(
+                after: .success(Response(statusCode: 503, data: Data(), response: response(header))), target: Target(),
+                retries: 0)
             #expect(delay == 10, "\(header)")
         }
         for header in ["soon", "-5", ""] {
-            let delay = policy.delay(after: .success(Response(statusCode: 503, data: Data(), response: response(header))), target: Target(), retries: 0)
+            let delay = policy.delay(
+                after: .success(Response(statusCode: 503, data: Data(), response: response(header))), target: Target(),
+                retries: 0)
             #expect(delay == 0, "garbage falls back to the jittered backoff (random 0): \(header)")
         }
     }

@@ -29,7 +29,9 @@ struct ConcurrentRefreshTests {
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
             let counters = try await fixture.server.counters()
-            #expect(counters.refreshGrants == 1, "round \(round): \(counters.refreshGrants) refreshes for \(count) requests")
+            #expect(
+                counters.refreshGrants == 1, "round \(round): \(counters.refreshGrants) refreshes for \(count) requests"
+            )
             #expect(counters.protected401 == count, "round \(round): every request was rejected once")
             #expect(counters.protectedOK == count, "round \(round): every request was replayed once and succeeded")
             #expect(generations.count == count)

@@ -24,7 +24,10 @@ struct RefreshBehaviourTests {
         try await fixture.server.waitForRefreshGrant()
         let during = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<10 {
-                group.addTask { try await fixture.provider.request(fixture.api("api/during/\(index)"), as: Protected.self).generation }
+                group.addTask {
+                    try await fixture.provider.request(fixture.api("api/during/\(index)"), as: Protected.self)
+                        .generation
+                }
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
@@ -35,7 +38,8 @@ struct RefreshBehaviourTests {
         #expect(Set(during) == [triggered.generation])
         let duringRequests = log.all.filter { $0.url?.path.contains("during") == true }
         #expect(duringRequests.count == 10)
-        #expect(duringRequests.allSatisfy { $0.value(forHTTPHeaderField: "Authorization")?.contains(oldToken) == false })
+        #expect(
+            duringRequests.allSatisfy { $0.value(forHTTPHeaderField: "Authorization")?.contains(oldToken) == false })
     }
 
     @Test("a token that expires within the leeway is refreshed before sending: the server sees no 401")
@@ -68,7 +72,9 @@ struct RefreshBehaviourTests {
         #expect(counters.protected401 == 2)
     }
 
-    @Test("refresh endpoint answering 400 or 401 ends the session", arguments: [TestServerConfig.TokenFault.invalidGrant, .invalidClient])
+    @Test(
+        "refresh endpoint answering 400 or 401 ends the session",
+        arguments: [TestServerConfig.TokenFault.invalidGrant, .invalidClient])
     func sessionExpires(fault: TestServerConfig.TokenFault) async throws {
         let fixture = try await AuthFixture.make()
         defer { fixture.cleanUp() }

@@ -99,7 +99,11 @@ struct RefreshPolicyTests {
                 let response = try await fixture.provider.request(fixture.api("api/always-401/w"))
                 outcomes.append("\(response.statusCode)")
             } catch {
-                if case .authentication(.excessiveRefresh) = error { outcomes.append("excessive") } else { outcomes.append("\(error)") }
+                if case .authentication(.excessiveRefresh) = error {
+                    outcomes.append("excessive")
+                } else {
+                    outcomes.append("\(error)")
+                }
             }
         }
         #expect(outcomes == ["401", "401", "401", "excessive", "excessive", "excessive"])
@@ -122,7 +126,8 @@ struct RefreshPolicyTests {
             ServerAPI(
                 fixture.server, "redirect",
                 task: .requestParameters(
-                    parameters: ["to": "http://localhost:\(fixture.server.port)/echo"], encoding: URLEncoding.queryString))
+                    parameters: ["to": "http://localhost:\(fixture.server.port)/echo"],
+                    encoding: URLEncoding.queryString))
         ).echo()
         #expect(redirected.header("Host")?.hasPrefix("localhost") == true)
         #expect(redirected.header("Authorization") == nil)

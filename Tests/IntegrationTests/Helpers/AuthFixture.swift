@@ -63,14 +63,16 @@ struct AuthFixture {
         var acquireClosure: AuthSession.AcquireClosure?
         if acquire {
             acquireClosure = { @Sendable in
-                try OAuthToken(response: await tokenProvider.request(TokenEndpoint(base: base, grant: .clientCredentials)))
+                try OAuthToken(
+                    response: await tokenProvider.request(TokenEndpoint(base: base, grant: .clientCredentials)))
             }
         }
         let session = AuthSession(
             store: FileTokenStore(url: storeURL),
             refresh: { token in
                 try OAuthToken(
-                    response: await tokenProvider.request(TokenEndpoint(base: base, grant: .refresh(token.refreshToken ?? ""))))
+                    response: await tokenProvider.request(
+                        TokenEndpoint(base: base, grant: .refresh(token.refreshToken ?? ""))))
             },
             acquire: acquireClosure,
             now: now ?? { Date() },

@@ -38,7 +38,8 @@ struct FaultInjectionTests {
             await #expect {
                 try await provider.request(ServerAPI(server, path))
             } throws: { error in
-                guard case .underlying(let underlying, _) = error as? CourierError, let urlError = underlying as? URLError
+                guard case .underlying(let underlying, _) = error as? CourierError,
+                    let urlError = underlying as? URLError
                 else { return false }
                 return codes.contains(urlError.code) && !"\(error)".isEmpty
             }
@@ -47,12 +48,14 @@ struct FaultInjectionTests {
 
     @Test("connection reset mid-response is a typed network error")
     func resetMidResponse() async {
-        await expectUnderlying("fault/reset", codes: [.networkConnectionLost, .badServerResponse, .cannotParseResponse])
+        await expectUnderlying(
+            "fault/reset", codes: [.networkConnectionLost, .badServerResponse, .cannotParseResponse])
     }
 
     @Test("the server closing before any header is a typed network error")
     func closeBeforeHeaders() async {
-        await expectUnderlying("fault/close-before-headers", codes: [.networkConnectionLost, .badServerResponse, .zeroByteResource])
+        await expectUnderlying(
+            "fault/close-before-headers", codes: [.networkConnectionLost, .badServerResponse, .zeroByteResource])
     }
 
     @Test("headers slower than the request time-out end in timedOut, promptly")
@@ -110,7 +113,8 @@ struct FaultInjectionTests {
 
         let clock = ContinuousClock()
         let start = clock.now
-        let honoured = try await retrying.request(flaky(UUID().uuidString, ["fail": 1, "status": 429, "retry_after": 1]))
+        let honoured = try await retrying.request(
+            flaky(UUID().uuidString, ["fail": 1, "status": 429, "retry_after": 1]))
         #expect(honoured.statusCode == 200)
         #expect(clock.now - start >= .milliseconds(950))
 
@@ -120,7 +124,8 @@ struct FaultInjectionTests {
     }
 
     func flaky(_ key: String, _ query: [String: any Sendable]) -> ServerAPI {
-        ServerAPI(server, "flaky/\(key)", task: .requestParameters(parameters: query, encoding: URLEncoding.queryString))
+        ServerAPI(
+            server, "flaky/\(key)", task: .requestParameters(parameters: query, encoding: URLEncoding.queryString))
     }
 
     @Test("a connection reset on every attempt spends the retries and ends in a typed error")

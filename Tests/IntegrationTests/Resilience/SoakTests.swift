@@ -27,7 +27,8 @@ struct SoakTests {
         // first (warm-up) round.
         let rounds = report.residentKiBPerRound
         if rounds.count >= 3, let second = rounds.dropFirst().first, let last = rounds.last {
-            let perRequest = Double(max(0, last - second) * 1024) / Double(report.started * (rounds.count - 2) / rounds.count)
+            let perRequest =
+                Double(max(0, last - second) * 1024) / Double(report.started * (rounds.count - 2) / rounds.count)
             #expect(perRequest < 600, "RSS grew \(Int(perRequest)) bytes per request (\(rounds) KiB)")
         }
     }
