@@ -122,6 +122,19 @@ struct TransportIntegrationTests {
         }
     }
 
+    @Test("plugins run in order for a real request, and the server sees what prepare set")
+    func hookOrderOverTheNetwork() async throws {
+        let log = OrderLog()
+        let provider = Provider<ServerAPI>(plugins: [OrderPlugin(name: "A", log: log), OrderPlugin(name: "B", log: log)])
+        let echo = try await provider.request(ServerAPI(server, "echo")).echo()
+        #expect(
+            log.entries == [
+                "A.prepare", "B.prepare", "A.willSend", "B.willSend", "A.didReceive", "B.didReceive", "A.process",
+                "B.process",
+            ])
+        #expect(echo.header("X-Plugin") == "B")
+    }
+
     @Test("connection refused is an underlying URLError, not a crash")
     func connectionRefused() async throws {
         var target = ServerAPI(server, "echo")
@@ -140,5 +153,35 @@ struct TransportIntegrationTests {
         #expect(throws: CourierError.self) { try response.mapJSON() }
         let nested = try await provider.request(ServerAPI(server, "json/nested"))
         #expect(try nested.mapString(atKeyPath: "data.user.tags.0") == "a")
+    }
+}
+
+/// Records hook calls in order.
+final class OrderLog: @unchecked Sendable {
+    // `lock` guards `recorded`.
+    private let lock = NSLock()
+    private var recorded: [String] = []
+    func append(_ entry: String) { lock.withLock { recorded.append(entry) } }
+    var entries: [String] { lock.withLock { recorded } }
+}
+
+/// Records its hooks and sets `X-Plugin` to its name in `prepare`.
+struct OrderPlugin: PluginType {
+    let name: String
+    let log: OrderLog
+
+    func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+        log.append("\(name).prepare")
+        var request = request
+        request.setValue(name, forHTTPHeaderField: "X-Plugin")
+        return request
+    }
+    func willSend(_ request: URLRequest, target: any TargetType) { log.append("\(name).willSend") }
+    func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) {
+        log.append("\(name).didReceive")
+    }
+    func process(_ result: Result<Response, CourierError>, target: any TargetType) -> Result<Response, CourierError> {
+        log.append("\(name).process")
+        return result
     }
 }
