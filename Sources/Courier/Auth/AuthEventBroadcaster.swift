@@ -2,7 +2,7 @@ import Foundation
 
 /// Hands every event to every listener subscribed at the time, without an actor hop, so
 /// ``AuthSession/events`` can be a `nonisolated` property.
-final class AuthEventBroadcaster: @unchecked Sendable {
+final class AuthEventBroadcaster: @unchecked Sendable {  // `lock` guards all state
     // `lock` guards `listeners` and `nextID`.
     private let lock = NSLock()
     private var listeners: [UInt64: AsyncStream<AuthEvent>.Continuation] = [:]

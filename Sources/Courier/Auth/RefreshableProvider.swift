@@ -24,7 +24,7 @@ import Foundation
 /// - When the refresh token is dead, requests fail with
 ///   ``AuthenticationError/sessionExpired`` and the session emits
 ///   ``AuthEvent/sessionExpired`` once.
-open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked Sendable {
+open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked Sendable {  // only `let`s
     // @unchecked: as for Provider, every stored property is an immutable `let` of a
     // Sendable type.
 

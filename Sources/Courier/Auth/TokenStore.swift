@@ -19,7 +19,7 @@ public protocol TokenStore: Sendable {
 }
 
 /// Keeps the token in memory only: it is gone when the process ends.
-public final class InMemoryTokenStore: TokenStore, @unchecked Sendable {
+public final class InMemoryTokenStore: TokenStore, @unchecked Sendable {  // `lock` guards `token`
     // `lock` guards `token`, the only mutable field.
     private let lock = NSLock()
     private var token: OAuthToken?

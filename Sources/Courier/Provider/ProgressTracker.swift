@@ -4,7 +4,7 @@ import Foundation
 ///
 /// A replayed attempt (after a 401) starts again from zero bytes; the fraction reported to
 /// the caller never goes back.
-final class ProgressTracker: @unchecked Sendable {
+final class ProgressTracker: @unchecked Sendable {  // `lock` guards `highestFraction`
     // `lock` guards `highestFraction`, the only mutable field.
     private let lock = NSLock()
     private var highestFraction = 0.0

@@ -6,7 +6,7 @@ import Foundation
 
 /// The session delegate behind ``URLSessionTransport``: collects each task's response and
 /// body, reports progress, places downloads, and applies the header and challenge rules.
-final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {
+final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {  // `lock` guards `states`
     /// One in-flight task. Its fields are only touched while holding the delegate's `lock`.
     final class TaskState {
         let request: URLRequest
