@@ -30,6 +30,7 @@ let package = Package(
         ),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(name: "CourierPluginsTests", dependencies: ["Courier", "CourierPlugins", "CourierTesting"]),
+        .testTarget(name: "CourierTestingTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Courier", "CourierPlugins", "CourierTesting", "CourierTestServer"]
