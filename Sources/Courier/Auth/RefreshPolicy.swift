@@ -44,6 +44,7 @@ public struct RefreshPolicy: Sendable {
         maxReplays: Int = 1, replayDelay: TimeInterval = 0,
         _ isAuthenticationFailure: @escaping @Sendable (Response) -> Bool
     ) -> RefreshPolicy {
-        RefreshPolicy(maxReplays: maxReplays, replayDelay: replayDelay, isAuthenticationFailure: isAuthenticationFailure)
+        RefreshPolicy(
+            maxReplays: maxReplays, replayDelay: replayDelay, isAuthenticationFailure: isAuthenticationFailure)
     }
 }

@@ -40,8 +40,12 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     ///   - refreshPolicy: what counts as a rejected token (default: 401).
     ///   - authPlugin: the signing plugin; by default `AuthPlugin(auth: auth)`. It runs
     ///     first. Pass one to change the leeway or allowed hosts.
+    ///   - endpointClosure: maps a target to its endpoint, as for ``Provider``.
+    ///   - requestClosure: builds the `URLRequest`, as for ``Provider``.
+    ///   - stubClosure: stubbing per target, as for ``Provider``.
+    ///   - callbackQueue: where completion handlers run by default, as for ``Provider``.
+    ///   - transport: what sends real requests, as for ``Provider``.
     ///   - plugins: your plugins; they run after the signing plugin.
-    ///   - The other parameters are ``Provider``'s.
     public init(
         auth: AuthSession,
         refreshPolicy: RefreshPolicy = .default,
