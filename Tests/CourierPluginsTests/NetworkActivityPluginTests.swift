@@ -51,7 +51,7 @@ struct NetworkActivityPluginTests {
         let provider = Provider<PluginTestTarget>.scripted(transport, plugins: [plugin])
 
         let task = Task { try await provider.request(PluginTestTarget()) }
-        while transport.requestCount == 0 { await Task.yield() }
+        while transport.requestCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
         task.cancel()
         let result = await task.result
 

@@ -140,7 +140,7 @@ struct ScriptedTransportTests {
         let start = clock.now
 
         let task = Task { try await provider.request(.me) }
-        while transport.requestCount == 0 { await Task.yield() }
+        while transport.requestCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
         task.cancel()
 
         await #expect {
