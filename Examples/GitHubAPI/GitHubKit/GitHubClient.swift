@@ -9,13 +9,24 @@ import Foundation
 /// failures turned into errors the app can act on. It is what the example's tests test.
 public struct GitHubClient: Sendable {
     /// What went wrong, in the app's terms.
-    public enum Failure: Error, Sendable, Equatable {
+    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// There is no user (or repository) by that name.
         case notFound(String)
         /// GitHub's rate limit is used up until the given time.
         case rateLimited(until: Date?)
         /// Anything else: the status code, or `nil` when no response arrived.
         case failed(statusCode: Int?)
+
+        /// A sentence for the user.
+        public var description: String {
+            switch self {
+            case .notFound(let name): "GitHub has nothing called \(name)."
+            case .rateLimited(let until):
+                "GitHub's rate limit is used up" + (until.map { " until \($0.formatted(.iso8601))" } ?? "") + "."
+            case .failed(let statusCode?): "GitHub answered with status \(statusCode)."
+            case .failed(nil): "GitHub could not be reached (no network?)."
+            }
+        }
     }
 
     /// Sends the calls.
