@@ -1,6 +1,7 @@
 import Courier
 import CourierPlugins
 import CourierTesting
+import Dispatch
 import Foundation
 import Testing
 
@@ -163,14 +164,14 @@ struct NetworkLoggerPluginTests {
         )
         // A shell reads it back into exactly the arguments curl would get.
         #expect(
-            try ShellWords.split(command) == [
+            try await ShellWords.split(command) == [
                 "curl", "-X", "POST", "-H", "Content-Type: application/json", "-H", "X-Note: it's", "--data-raw",
                 #"{"name":"O'Brien"}"#, "https://api.example.com/v1/items",
             ])
     }
 
     @Test("the cURL form leaves out a body it cannot show, with a comment, and uses --head for HEAD")
-    func cURLWithoutBody() throws {
+    func cURLWithoutBody() async throws {
         let logger = NetworkLoggerTestSupport.logger(lines, maximumBodyLength: 10)
         var request = URLRequest(url: URL(string: "https://example.com/upload")!)
         request.httpMethod = "PUT"
@@ -178,7 +179,10 @@ struct NetworkLoggerPluginTests {
         #expect(
             logger.cURL(for: request)
                 == "curl -X 'PUT' 'https://example.com/upload' # request body of 50 bytes not shown")
-        #expect(try ShellWords.split(logger.cURL(for: request)) == ["curl", "-X", "PUT", "https://example.com/upload"])
+        #expect(
+            try await ShellWords.split(logger.cURL(for: request)) == [
+                "curl", "-X", "PUT", "https://example.com/upload",
+            ])
 
         var head = URLRequest(url: URL(string: "https://example.com/")!)
         head.httpMethod = "HEAD"
@@ -188,16 +192,26 @@ struct NetworkLoggerPluginTests {
 
 /// Splits a command line the way `/bin/sh` does, by asking it.
 enum ShellWords {
-    static func split(_ command: String) throws -> [String] {
+    static func split(_ command: String) async throws -> [String] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         let script = #"curl() { printf '%s\0' curl "$@"; }; "# + command
         process.arguments = ["-c", script]
         let pipe = Pipe()
         process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        // Wait off the cooperative pool: reading the pipe and waiting for exit block.
+        let data = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
+            DispatchQueue.global().async {
+                do {
+                    try process.run()
+                    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    continuation.resume(returning: data)
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
         return String(decoding: data, as: UTF8.self).split(separator: "\0", omittingEmptySubsequences: false)
             .dropLast().map(String.init)
     }
