@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CourierPlugins", targets: ["CourierPlugins"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .executable(name: "RefreshDemo", targets: ["RefreshDemo"]),
+        .executable(name: "GitHubAPI", targets: ["GitHubAPI"]),
     ],
     targets: [
         .target(name: "Courier"),
@@ -31,8 +32,23 @@ let package = Package(
             dependencies: ["Courier", "CourierTestServer"],
             path: "Examples/RefreshDemo"
         ),
+        // The GitHub example: the API enum, models and client an app would write (a library, so
+        // its tests can import it), the executable that runs it, and the app's tests.
+        .target(
+            name: "GitHubKit",
+            dependencies: ["Courier"],
+            path: "Examples/GitHubAPI/GitHubKit",
+            resources: [.copy("SampleData")]
+        ),
+        .executableTarget(
+            name: "GitHubAPI",
+            dependencies: ["Courier", "CourierPlugins", "GitHubKit"],
+            path: "Examples/GitHubAPI/GitHubAPI"
+        ),
+        .testTarget(name: "GitHubAPITests", dependencies: ["Courier", "CourierTesting", "GitHubKit"]),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(name: "CourierPluginsTests", dependencies: ["Courier", "CourierPlugins", "CourierTesting"]),
+        .testTarget(name: "CourierTestingTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Courier", "CourierPlugins", "CourierTesting", "CourierTestServer", "CourierSoak"]

@@ -41,8 +41,14 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     ///   - authPlugin: the signing plugin; by default the first ``AuthPlugin`` in `plugins`,
     ///     else `AuthPlugin(auth: auth)`. It runs first, before every other plugin. Pass one
     ///     to change the leeway or allowed hosts.
+    ///   - endpointClosure: maps a target to its endpoint, as for ``Provider``.
+    ///   - requestClosure: builds the `URLRequest`, as for ``Provider``.
+    ///   - stubClosure: stubbing per target, as for ``Provider``.
+    ///   - callbackQueue: where completion handlers run by default, as for ``Provider``.
+    ///   - transport: what sends real requests, as for ``Provider``.
+    ///   - retryPolicy: retries transient failures, as for ``Provider``; counted apart from
+    ///     the token replays.
     ///   - plugins: your plugins; they run after the signing plugin.
-    ///   - The other parameters are ``Provider``'s.
     public init(
         auth: AuthSession,
         refreshPolicy: RefreshPolicy = .default,

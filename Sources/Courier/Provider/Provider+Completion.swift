@@ -20,6 +20,7 @@ extension Provider {
     /// ```
     ///
     /// - Parameters:
+    ///   - target: the call to send.
     ///   - callbackQueue: where `progress` and `completion` run; defaults to the provider's
     ///     ``callbackQueue``, then the main queue.
     ///   - progress: called as an upload or download advances, ending with the response.

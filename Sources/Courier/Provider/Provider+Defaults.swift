@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 extension Provider {
-    /// The endpoint Moya would make: ``URL/init(target:)``, the target's method, task and
+    /// The endpoint Moya would make: `URL(target:)`, the target's method, task and
     /// headers, and a 200 sample response with its ``TargetType/sampleData``.
     public static func defaultEndpointMapping(for target: Target) -> Endpoint {
         Endpoint(

@@ -43,8 +43,10 @@ extension Response {
     /// ```
     ///
     /// - Parameters:
+    ///   - type: the type to decode.
     ///   - keyPath: a dot-separated path into nested JSON objects; a numeric component
     ///     indexes an array.
+    ///   - decoder: the decoder to use.
     ///   - failsOnEmptyData: when `false`, an empty body decodes as JSON `null` (useful for
     ///     optional types).
     /// - Throws: ``CourierError/objectMapping(_:_:)`` with the decoding error, or

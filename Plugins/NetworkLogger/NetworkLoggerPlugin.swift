@@ -1,0 +1,135 @@
+import Courier
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Logs requests and responses, with secrets redacted.
+///
+/// The configuration has Moya's shape — a ``Configuration/Formatter``, an output closure and
+/// ``Configuration/LogOptions`` — and one addition: ``Configuration/redaction``. By default
+/// the values of the `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`
+/// headers, and of the `access_token`, `refresh_token`, `id_token`, `password` and
+/// `client_secret` fields of JSON bodies, form bodies and query strings are replaced by
+/// `<redacted>`, in every line the plugin writes, the cURL form included. Bodies longer than
+/// ``Configuration/maximumBodyLength`` are cut, with their size shown.
+///
+/// ```swift
+/// let logger = NetworkLoggerPlugin(
+///     configuration: .init(
+///         output: { _, lines in lines.forEach { print($0) } },
+///         logOptions: .verbose))
+/// let provider = Provider<GitHub>(plugins: [logger])
+/// ```
+///
+/// The request is logged in `willSend`, so a provider that signs requests (such as
+/// `RefreshableProvider`, whose signing plugin runs first) shows the header — redacted. The
+/// response or error is logged in `didReceive`.
+public struct NetworkLoggerPlugin: PluginType {
+    /// What to log, how to format it and where to write it.
+    public let configuration: Configuration
+
+    /// Creates a logger; the default configuration prints the method and headers of each
+    /// request and the status and headers of each response.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Logs the request as it is about to be sent.
+    public func willSend(_ request: URLRequest, target: any TargetType) {
+        configuration.output(target, requestEntries(for: request, target: target))
+    }
+
+    /// Logs the response, or the error when there is no response.
+    public func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) {
+        configuration.output(target, resultEntries(for: result, target: target))
+    }
+
+    // MARK: Entries
+
+    /// The lines logged for `request`.
+    func requestEntries(for request: URLRequest, target: any TargetType) -> [String] {
+        let options = configuration.logOptions
+        let redactor = configuration.redaction
+        var entries: [String] = []
+        let url = request.url.map { redactor.redact(url: $0) } ?? "(no URL)"
+        entries.append(entry("Request", url, target))
+        if options.contains(.requestHeaders) {
+            let headers = redactor.redact(headers: request.allHTTPHeaderFields ?? [:])
+            entries.append(entry("Request Headers", Self.describe(headers), target))
+        }
+        if options.contains(.requestMethod) {
+            entries.append(entry("HTTP Request Method", request.httpMethod ?? "GET", target))
+        }
+        if options.contains(.requestBody) {
+            if let body = request.httpBody {
+                let redacted = redactor.redact(
+                    body: body, contentType: request.value(forHTTPHeaderField: "Content-Type"))
+                entries.append(
+                    entry("Request Body", formatBody(redacted, with: configuration.formatter.requestData), target))
+            } else if request.httpBodyStream != nil {
+                entries.append(entry("Request Body", "(streamed body, not logged)", target))
+            }
+        }
+        if options.contains(.formatRequestAscURL) {
+            entries.append(entry("cURL", cURL(for: request), target))
+        }
+        return entries
+    }
+
+    /// The lines logged for `result`.
+    func resultEntries(for result: Result<Response, CourierError>, target: any TargetType) -> [String] {
+        switch result {
+        case .success(let response):
+            return responseEntries(for: response, isError: response.statusCode >= 400, target: target)
+        case .failure(let error):
+            guard let response = error.response else {
+                let description = configuration.redaction.redact(text: error.description)
+                return [entry("Error", description, target)]
+            }
+            return responseEntries(for: response, isError: true, target: target)
+        }
+    }
+
+    private func responseEntries(for response: Response, isError: Bool, target: any TargetType) -> [String] {
+        let options = configuration.logOptions
+        let redactor = configuration.redaction
+        let url = (response.response?.url ?? response.request?.url).map { redactor.redact(url: $0) }
+        var entries = [entry("Response", "\(response.statusCode)" + (url.map { " \($0)" } ?? ""), target)]
+        if options.contains(.responseHeaders), let httpResponse = response.response {
+            var headers: [String: String] = [:]
+            for (name, value) in httpResponse.allHeaderFields {
+                headers["\(name)"] = "\(value)"
+            }
+            entries.append(entry("Response Headers", Self.describe(redactor.redact(headers: headers)), target))
+        }
+        let logsBody = isError ? options.contains(.errorResponseBody) : options.contains(.successResponseBody)
+        if logsBody, !response.data.isEmpty {
+            let contentType = response.response?.value(forHTTPHeaderField: "Content-Type")
+            let redacted = redactor.redact(body: response.data, contentType: contentType)
+            entries.append(
+                entry("Response Body", formatBody(redacted, with: configuration.formatter.responseData), target))
+        }
+        return entries
+    }
+
+    private func entry(_ identifier: String, _ message: String, _ target: any TargetType) -> String {
+        configuration.formatter.entry(identifier, message, target)
+    }
+
+    /// Formats an already redacted body and cuts it to the configured length.
+    private func formatBody(_ body: Data, with formatter: Configuration.DataFormatter) -> String {
+        let text = formatter(body)
+        let limit = max(0, configuration.maximumBodyLength)
+        guard text.count > limit else { return text }
+        return "\(text.prefix(limit))… (truncated, \(body.count) bytes in all)"
+    }
+
+    /// `["Name": "value", …]` with names sorted, so lines are stable.
+    static func describe(_ headers: [String: String]) -> String {
+        let pairs = headers.sorted { $0.key.lowercased() < $1.key.lowercased() }
+            .map { "\"\($0.key)\": \"\($0.value)\"" }
+        return "[" + pairs.joined(separator: ", ") + "]"
+    }
+}

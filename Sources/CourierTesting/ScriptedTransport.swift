@@ -1,0 +1,221 @@
+import Courier
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A transport that answers from a script and records every request it is sent.
+///
+/// Script replies per route — each queued reply answers one request, in order — or for
+/// every matching request, or with a closure; then assert on what was sent:
+///
+/// ```swift
+/// let transport = ScriptedTransport()
+/// transport.enqueue(.status(401), .json(#"{"login":"ada"}"#), for: .get("/user"))
+/// let provider = Provider<MyAPI>(transport: transport)
+///
+/// // … run the code under test …
+///
+/// #expect(transport.requests(matching: .get("/user")).count == 2)
+/// #expect(transport.lastRequest?.value(forHTTPHeaderField: "Authorization") == "Bearer new")
+/// ```
+///
+/// A request is answered by, in this order: the first script whose route matches and that
+/// still has a queued reply; the first ``always(_:for:)`` reply whose route matches; the
+/// ``respond(with:)`` closure. A request nothing answers fails loudly with an
+/// ``UnscriptedRequestError`` that names its method and URL — it is never answered with a
+/// made-up 200.
+///
+/// Every request is recorded, answered or not, as the provider sent it (after every plugin's
+/// `prepare`); a body streamed from a file is read into the recorded request's `httpBody`.
+/// A download's reply body is written to the download's destination, as a real transfer
+/// would. The transport is safe to use from many tasks at once.
+public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
+    // @unchecked: `lock` guards `state`, the only mutable field.
+
+    /// Answers a request that no queued or ``always(_:for:)`` reply matched; `nil` leaves it
+    /// unscripted.
+    public typealias Handler = @Sendable (URLRequest) -> Reply?
+
+    private struct Script {
+        let route: Route
+        var replies: [Reply]
+    }
+
+    private struct State {
+        var scripts: [Script] = []
+        var fallbacks: [(route: Route, reply: Reply)] = []
+        var handler: Handler?
+        var recorded: [URLRequest] = []
+    }
+
+    private let lock = NSLock()
+    private var state = State()
+
+    /// Creates a transport with no script: every request fails until you script it.
+    public init() {}
+
+    /// Creates a transport that answers with `handler`.
+    ///
+    /// ```swift
+    /// let transport = ScriptedTransport { request in
+    ///     request.url?.path == "/zen" ? .text("Keep it logically awesome.") : nil
+    /// }
+    /// ```
+    public init(handler: @escaping Handler) {
+        state.handler = handler
+    }
+
+    // MARK: Scripting
+
+    /// Queues `replies` for requests that match `route`: the first matching request gets the
+    /// first reply, and so on. Once used, a reply is gone.
+    public func enqueue(_ replies: Reply..., for route: Route) {
+        enqueue(replies, for: route)
+    }
+
+    /// Queues `replies` for requests that match `route`, in order.
+    public func enqueue(_ replies: [Reply], for route: Route) {
+        lock.withLock { state.scripts.append(Script(route: route, replies: replies)) }
+    }
+
+    /// Answers every request that matches `route` with `reply`, once its queued replies (if
+    /// any) are used up.
+    public func always(_ reply: Reply, for route: Route) {
+        lock.withLock { state.fallbacks.append((route, reply)) }
+    }
+
+    /// Answers requests that nothing else answered with `handler` (replacing an earlier one).
+    public func respond(with handler: @escaping Handler) {
+        lock.withLock { state.handler = handler }
+    }
+
+    /// Forgets the script and the recorded requests.
+    public func reset() {
+        lock.withLock { state = State() }
+    }
+
+    // MARK: Recording
+
+    /// Every request sent so far, in order, answered or not.
+    public var requests: [URLRequest] {
+        lock.withLock { state.recorded }
+    }
+
+    /// The requests sent so far that match `route`, in order.
+    public func requests(matching route: Route) -> [URLRequest] {
+        requests.filter(route.matches)
+    }
+
+    /// How many requests were sent so far.
+    public var requestCount: Int {
+        lock.withLock { state.recorded.count }
+    }
+
+    /// The last request sent, if any.
+    public var lastRequest: URLRequest? {
+        lock.withLock { state.recorded.last }
+    }
+
+    /// How many queued replies have not been used yet (``always(_:for:)`` replies do not
+    /// count). A test that expects every reply to be used checks that this is 0.
+    public var pendingReplyCount: Int {
+        lock.withLock { state.scripts.reduce(0) { $0 + $1.replies.count } }
+    }
+
+    // MARK: HTTPTransport
+
+    /// Records `request` and answers it from the script.
+    ///
+    /// - Throws: ``UnscriptedRequestError`` when nothing in the script answers the request,
+    ///   the error of a ``Reply/failure(_:)`` reply, or `CancellationError`.
+    public func send(_ request: TransportRequest) async throws -> Response {
+        try Task.checkCancellation()
+        let recorded = Self.recordable(request)
+        let (scripted, handler) = lock.withLock { () -> (Reply?, Handler?) in
+            state.recorded.append(recorded)
+            return (nextScriptedReply(for: recorded), state.handler)
+        }
+        // The handler is the test's code: call it outside the lock, so it may use the transport.
+        guard let reply = scripted ?? handler?(recorded) else {
+            throw UnscriptedRequestError(request: recorded, scriptedRoutes: scriptDescription())
+        }
+        return try await answer(request, recorded: recorded, with: reply)
+    }
+
+    /// Takes the queued or `always` reply for `request`. Called with the lock held.
+    private func nextScriptedReply(for request: URLRequest) -> Reply? {
+        if let index = state.scripts.firstIndex(where: { !$0.replies.isEmpty && $0.route.matches(request) }) {
+            return state.scripts[index].replies.removeFirst()
+        }
+        return state.fallbacks.first(where: { $0.route.matches(request) })?.reply
+    }
+
+    private func answer(_ request: TransportRequest, recorded: URLRequest, with reply: Reply) async throws -> Response {
+        switch reply {
+        case .failure(let error):
+            throw error
+        case .delayed(let seconds, let reply):
+            try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+            return try await answer(request, recorded: recorded, with: reply)
+        case .response(let statusCode, let data, let headers):
+            let url = recorded.url ?? URL(fileURLWithPath: "/")
+            guard
+                let httpResponse = HTTPURLResponse(
+                    url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers)
+            else {
+                throw UnscriptedRequestError(request: recorded, scriptedRoutes: "an invalid status code \(statusCode)")
+            }
+            request.progress?(Int64(data.count), Int64(data.count))
+            if let destination = request.downloadDestination {
+                let fileURL = try Self.place(data, response: httpResponse, destination: destination)
+                return Response(
+                    statusCode: statusCode, data: Data(), request: recorded, response: httpResponse, fileURL: fileURL)
+            }
+            return Response(statusCode: statusCode, data: data, request: recorded, response: httpResponse)
+        }
+    }
+
+    private func scriptDescription() -> String {
+        lock.withLock {
+            var parts = state.scripts.map { "\($0.route) (\($0.replies.count) left)" }
+            parts += state.fallbacks.map { "\($0.route) (always)" }
+            if state.handler != nil { parts.append("a handler that returned nil") }
+            return parts.isEmpty ? "nothing is scripted" : parts.joined(separator: ", ")
+        }
+    }
+
+    /// The request with a file body read into `httpBody`, so tests can look at it.
+    private static func recordable(_ request: TransportRequest) -> URLRequest {
+        var urlRequest = request.urlRequest
+        if case .file(let url) = request.body, let data = try? Data(contentsOf: url) {
+            urlRequest.httpBody = data
+        }
+        return urlRequest
+    }
+
+    /// Writes a download's body where its destination says, as the real transport does.
+    private static func place(_ data: Data, response: HTTPURLResponse, destination: DownloadDestination) throws
+        -> URL
+    {
+        let fileManager = FileManager.default
+        let temporary = fileManager.temporaryDirectory.appendingPathComponent("courier-scripted-\(UUID().uuidString)")
+        try data.write(to: temporary)
+        let (target, options) = destination(temporary, response)
+        do {
+            if options.contains(.createIntermediateDirectories) {
+                try fileManager.createDirectory(
+                    at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
+            if options.contains(.removePreviousFile), fileManager.fileExists(atPath: target.path) {
+                try fileManager.removeItem(at: target)
+            }
+            try fileManager.moveItem(at: temporary, to: target)
+        } catch {
+            try? fileManager.removeItem(at: temporary)
+            throw error
+        }
+        return target
+    }
+}

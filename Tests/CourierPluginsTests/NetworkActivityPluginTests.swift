@@ -1,0 +1,74 @@
+import Courier
+import CourierPlugins
+import CourierTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("NetworkActivityPlugin")
+struct NetworkActivityPluginTests {
+    let changes = Collector<String>()
+    var plugin: NetworkActivityPlugin {
+        let changes = self.changes
+        return NetworkActivityPlugin { change, target in changes.append("\(change) \(target.path)") }
+    }
+
+    @Test("began before the request is sent, ended when its result arrives")
+    func success() async throws {
+        let transport = ScriptedTransport()
+        let changes = self.changes
+        transport.respond { request in
+            changes.append("sent \(request.url?.lastPathComponent ?? "")")
+            return .status(200)
+        }
+
+        _ = try await Provider<PluginTestTarget>.scripted(transport, plugins: [plugin]).request(PluginTestTarget())
+
+        #expect(changes.all == ["began items", "sent items", "ended items"])
+    }
+
+    @Test("ended follows began for failures and validation errors too")
+    func failures() async throws {
+        let transport = ScriptedTransport()
+        transport.enqueue(.failure(URLError(.timedOut)), .status(500), for: .any)
+        let provider = Provider<PluginTestTarget>.scripted(transport, plugins: [plugin])
+
+        await #expect(throws: CourierError.self) { try await provider.request(PluginTestTarget(path: "a")) }
+        await #expect(throws: CourierError.self) {
+            try await provider.request(PluginTestTarget(path: "b", validationType: .successCodes))
+        }
+
+        #expect(changes.all == ["began a", "ended a", "began b", "ended b"])
+    }
+
+    @Test("a cancelled request still ends")
+    func cancelled() async throws {
+        let transport = ScriptedTransport()
+        transport.always(.delayed(seconds: 10, .status(200)), for: .any)
+        let provider = Provider<PluginTestTarget>.scripted(transport, plugins: [plugin])
+
+        let task = Task { try await provider.request(PluginTestTarget()) }
+        while transport.requestCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        task.cancel()
+        let result = await task.result
+
+        #expect((try? result.get()) == nil)
+        #expect(changes.all == ["began items", "ended items"])
+    }
+
+    @Test("a request that fails in prepare reports neither")
+    func failsBeforeSending() async {
+        struct Refuse: PluginType {
+            struct Refused: Error {}
+            func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest { throw Refused() }
+        }
+        let provider = Provider<PluginTestTarget>.scripted(ScriptedTransport(), plugins: [Refuse(), plugin])
+
+        await #expect(throws: CourierError.self) { try await provider.request(PluginTestTarget()) }
+
+        #expect(changes.all.isEmpty)
+    }
+}

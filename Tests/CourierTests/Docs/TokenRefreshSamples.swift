@@ -1,0 +1,162 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+// The samples of TokenRefresh.md, kept in sync by DocSamplesSyncTests. `makeSession` and
+// `loadProfile` would reach example.com: they are compiled, and the tests below run the same
+// targets and closures against the scripted transport.
+
+enum TokenRefresh {  // sample scaffold
+    enum AuthAPI: TargetType, AccessTokenAuthorizable {
+        case refresh(token: String)
+
+        var baseURL: URL { URL(string: "https://auth.example.com")! }
+        var path: String { "oauth/token" }
+        var method: HTTPMethod { .post }
+        var task: RequestTask {
+            switch self {
+            case .refresh(let token):
+                .requestParameters(
+                    parameters: ["grant_type": "refresh_token", "refresh_token": token],
+                    encoding: URLEncoding.httpBody)
+            }
+        }
+        var headers: [String: String]? { nil }
+        var authorizationType: AuthorizationType? { nil }
+    }
+
+    static func makeSession(tokenFile: URL) -> AuthSession {
+        let authProvider = Provider<AuthAPI>()
+        return AuthSession(
+            store: FileTokenStore(url: tokenFile),
+            refresh: { token in
+                let response = try await authProvider.request(.refresh(token: token.refreshToken ?? ""))
+                return try OAuthToken(response: response)
+            })
+    }
+
+    enum Account: TargetType, AccessTokenAuthorizable {
+        case profile
+        case signUp(email: String)
+
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String {
+            switch self {
+            case .profile: "me"
+            case .signUp: "accounts"
+            }
+        }
+        var method: HTTPMethod {
+            switch self {
+            case .profile: .get
+            case .signUp: .post
+            }
+        }
+        var task: RequestTask {
+            switch self {
+            case .profile: .requestPlain
+            case .signUp(let email): .requestJSONEncodable(["email": email])
+            }
+        }
+        var headers: [String: String]? { nil }
+        var authorizationType: AuthorizationType? {
+            switch self {
+            case .profile: .bearer
+            case .signUp: nil
+            }
+        }
+    }
+
+    static func loadProfile(session: AuthSession) async throws -> Response {
+        let provider = RefreshableProvider<Account>(auth: session)
+        return try await provider.request(.profile)
+    }
+
+    static func watchSession(_ session: AuthSession, showLogin: @escaping @Sendable () async -> Void) {
+        Task {
+            for await event in session.events where event == .sessionExpired {
+                await showLogin()
+            }
+        }
+    }
+
+    static func businessCodeProvider(session: AuthSession) -> RefreshableProvider<Account> {
+        let policy = RefreshPolicy.custom { response in
+            let status = try? response.mapString(atKeyPath: "status")
+            return response.statusCode == 401 || status == "8"
+        }
+        return RefreshableProvider<Account>(auth: session, refreshPolicy: policy)
+    }
+}  // sample scaffold
+
+extension TokenRefresh {
+    @Suite("Token refresh samples")
+    struct Samples {
+        @Test("the refresh closure's shape: a form POST to the token endpoint, unsigned, parsed into a token")
+        func refreshEndpoint() async throws {
+            let transport = ScriptedTransport()
+            transport.enqueue(
+                .json(#"{"access_token":"new","token_type":"bearer","expires_in":60,"refresh_token":"r2"}"#),
+                for: .post("/oauth/token"))
+            let authProvider = Provider<AuthAPI>.scripted(transport)
+
+            let response = try await authProvider.request(.refresh(token: "r1"))
+            let token = try OAuthToken(response: response)
+
+            #expect(token.accessToken == "new" && token.refreshToken == "r2" && token.tokenType == "Bearer")
+            let request = try #require(transport.lastRequest)
+            #expect(request.value(forHTTPHeaderField: "Authorization") == nil)
+            #expect(
+                String(decoding: request.httpBody ?? Data(), as: UTF8.self)
+                    == "grant_type=refresh_token&refresh_token=r1")
+        }
+
+        @Test("makeSession loads the token stored in its file")
+        func session() async throws {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-docs-\(UUID()).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try FileTokenStore(url: file).save(OAuthToken(accessToken: "stored", refreshToken: "r"))
+
+            let session = makeSession(tokenFile: file)
+
+            #expect(await session.token?.accessToken == "stored")
+        }
+
+        @Test("a business code counts as a rejected token for the custom policy")
+        func businessCode() async throws {
+            let provider = businessCodeProvider(session: AuthSession(refresh: { $0 }))
+            let expired = Response(statusCode: 200, data: Data(#"{"status":"8"}"#.utf8))
+            let fine = Response(statusCode: 200, data: Data(#"{"status":"0"}"#.utf8))
+
+            #expect(provider.refreshPolicy.isAuthenticationFailure(expired))
+            #expect(!provider.refreshPolicy.isAuthenticationFailure(fine))
+            #expect(provider.refreshPolicy.isAuthenticationFailure(Response(statusCode: 401, data: Data())))
+        }
+
+        @Test("watchSession shows the login screen when the refresh token is rejected")
+        func sessionExpired() async throws {
+            let token = OAuthToken(accessToken: "a", refreshToken: "r")
+            let session = AuthSession(refresh: { _ in throw AuthenticationError.sessionExpired })
+            let shown = HookLog()
+            watchSession(session) { shown.append("login") }
+
+            // The watcher subscribes in its own task, and events are not replayed: end the
+            // session until the watcher has seen it end.
+            for _ in 0..<100 where shown.all.isEmpty {
+                try await session.signIn(token)
+                await #expect(throws: AuthenticationError.self) {
+                    try await session.refresh(rejecting: token)
+                }
+                try await Task.sleep(nanoseconds: 20_000_000)
+            }
+
+            #expect(shown.all.first == "login")
+            #expect(await session.isSessionExpired)
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Courier
+import CourierPlugins
+import CourierTestServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The logger against the real transport and the echo route, which sends every secret of the
+/// request back in its JSON body: headers, query, form fields and the raw body.
+@Suite("NetworkLoggerPlugin over the network")
+struct NetworkLoggerIntegrationTests {
+    let server: TestServer
+
+    init() async throws {
+        server = try await TestServer.start()
+    }
+
+    /// Thread-safe line sink.
+    final class Lines: @unchecked Sendable {
+        // `lock` guards `lines`.
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func append(_ new: [String]) { lock.withLock { lines += new } }
+        var all: [String] { lock.withLock { lines } }
+    }
+
+    @Test("no secret sent to /echo appears in the log, though the server echoes all of them")
+    func echoedSecrets() async throws {
+        defer { server.stop() }
+        let lines = Lines()
+        let logger = NetworkLoggerPlugin(
+            configuration: .init(
+                output: { _, items in lines.append(items) },
+                logOptions: NetworkLoggerPlugin.Configuration.LogOptions.verbose.union(.formatRequestAscURL),
+                maximumBodyLength: 100_000))
+        let provider = Provider<ServerAPI>(plugins: [logger])
+        let target = ServerAPI(
+            server, "echo", method: .post,
+            task: .requestCompositeParameters(
+                bodyParameters: ["username": "ada", "password": "SECRET-PASSWORD", "client_secret": "SECRET-CLIENT"],
+                bodyEncoding: URLEncoding.httpBody,
+                urlParameters: ["access_token": "SECRET-QUERY"]),
+            headers: [
+                "Authorization": "Bearer SECRET-BEARER", "Cookie": "session=SECRET-COOKIE",
+                "Proxy-Authorization": "Basic SECRET-PROXY",
+            ])
+
+        let response = try await provider.request(target)
+
+        // The server did receive (and echo) every secret…
+        let echoed = String(decoding: response.data, as: UTF8.self)
+        for secret in ["SECRET-PASSWORD", "SECRET-CLIENT", "SECRET-QUERY", "SECRET-BEARER", "SECRET-COOKIE"] {
+            #expect(echoed.contains(secret))
+        }
+        // …and the log shows none of them.
+        let log = lines.all.joined(separator: "\n")
+        for secret in [
+            "SECRET-PASSWORD", "SECRET-CLIENT", "SECRET-QUERY", "SECRET-BEARER", "SECRET-COOKIE", "SECRET-PROXY",
+        ] {
+            #expect(!log.contains(secret), "\(secret) leaked:\n\(log)")
+        }
+        #expect(log.contains("Response Body: "))
+        #expect(log.contains(#""username":["ada"]"#))
+    }
+}
