@@ -186,7 +186,8 @@ struct RetryPolicyTests {
         let start = clock.now
         task.cancel()
         let result = await task.result
-        #expect(clock.now - start < .milliseconds(500))
+        // Far below the 30 s backoff: the wait was cancelled.
+        #expect(clock.now - start < .seconds(5))
         guard case .failure(let error) = result else {
             Issue.record("the cancelled request succeeded")
             return

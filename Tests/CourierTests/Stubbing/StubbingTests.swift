@@ -28,7 +28,7 @@ struct StubbingTests {
         let elapsed = clock.now - start
         #expect(response.statusCode == 200)
         #expect(elapsed >= .milliseconds(190))
-        #expect(elapsed < .seconds(2))
+        #expect(elapsed < .seconds(5))
     }
 
     @Test("a delayed stub is cancelled promptly with its task")
@@ -40,7 +40,8 @@ struct StubbingTests {
         let start = clock.now
         task.cancel()
         let result = await task.result
-        #expect(clock.now - start < .seconds(1))
+        // Far below the stub's 10 s: the request was cancelled, not finished.
+        #expect(clock.now - start < .seconds(5))
         guard case .failure(let error) = result else {
             Issue.record("the cancelled request succeeded")
             return

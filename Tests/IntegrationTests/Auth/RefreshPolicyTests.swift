@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTesting
 import Foundation
 import Testing
 
@@ -53,22 +54,46 @@ struct RefreshPolicyTests {
 
     @Test("a 3-second token with a 60-second leeway is refreshed once, then used — not on every request")
     func shortLivedToken() async throws {
-        let fixture = try await AuthFixture.make(tokenLifetime: 3)
-        defer { fixture.cleanUp() }
-        try await fixture.server.resetCounters()
-        // Half the lifetime (1.5 s) is the effective leeway: fresh token, no refresh yet.
-        for index in 0..<10 {
-            _ = try await fixture.provider.request(fixture.api("api/s/\(index)"), as: Protected.self)
+        // The session's clock is driven by the test; the tokens it gets claim to live 3 s
+        // on that clock (the server keeps them valid, so only the client's decisions count).
+        let clock = TestClock(start: Date())
+        let server = try await TestServer.start()
+        defer { server.stop() }
+        let base = server.baseURL
+        let tokenProvider = Provider<TokenEndpoint>()
+        let threeSeconds: @Sendable (Data) throws -> OAuthToken = { body in
+            var token = try OAuthToken(tokenResponse: body, receivedAt: clock.date)
+            token.expiresAt = clock.date.addingTimeInterval(3)
+            return token
         }
-        #expect(try await fixture.server.counters().refreshGrants == 0)
-        try await Task.sleep(nanoseconds: 1_700_000_000)
-        for index in 0..<10 {
-            _ = try await fixture.provider.request(fixture.api("api/s/\(index)"), as: Protected.self)
+        let session = AuthSession(
+            refresh: { token in
+                let response = try await tokenProvider.request(
+                    TokenEndpoint(base: base, grant: .refresh(token.refreshToken ?? "")))
+                return try threeSeconds(response.data)
+            },
+            now: clock.now)
+        try await session.signIn(threeSeconds(try await server.issueToken(lifetime: 3600)))
+        let provider = RefreshableProvider<ServerAPI>(auth: session)
+        try await server.resetCounters()
+        func send(_ count: Int) async throws {
+            for index in 0..<count {
+                _ = try await provider.request(ServerAPI(server, "api/s/\(index)"), as: Protected.self)
+            }
         }
-        let counters = try await fixture.server.counters()
+        // A fresh 3 s token: the 60 s leeway is capped at 1.5 s, so no refresh yet.
+        clock.advance(by: 1)
+        try await send(10)
+        #expect(try await server.counters().refreshGrants == 0)
+        // 1.4 s left: refreshed once, and the new token is used for everything after.
+        clock.advance(by: 0.6)
+        try await send(10)
+        clock.advance(by: 1)
+        try await send(10)
+        let counters = try await server.counters()
         #expect(counters.refreshGrants == 1)
         #expect(counters.protected401 == 0)
-        #expect(counters.protectedOK == 20)
+        #expect(counters.protectedOK == 30)
     }
 
     @Test("first-token acquisition under 50 concurrent first requests makes one call")
