@@ -77,7 +77,7 @@ enum TokenRefresh {  // sample scaffold
         return try await provider.request(.profile)
     }
 
-    static func watchSession(_ session: AuthSession, showLogin: @escaping @Sendable () async -> Void) {
+    static func watchSession(_ session: AuthSession, showLogin: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
         Task {
             for await event in session.events where event == .sessionExpired {
                 await showLogin()
@@ -143,7 +143,8 @@ extension TokenRefresh {
             let token = OAuthToken(accessToken: "a", refreshToken: "r")
             let session = AuthSession(refresh: { _ in throw AuthenticationError.sessionExpired })
             let shown = HookLog()
-            watchSession(session) { shown.append("login") }
+            let watcher = watchSession(session) { shown.append("login") }
+            defer { watcher.cancel() }
 
             // The watcher subscribes in its own task, and events are not replayed: end the
             // session until the watcher has seen it end.
