@@ -79,7 +79,10 @@ public struct RetryPolicy: Sendable {
 
     /// How long to wait before retrying after `result`, or `nil` not to retry.
     ///
-    /// - Parameter retries: how many retries this request has had so far.
+    /// - Parameters:
+    ///   - result: what the last attempt gave, after validation and plugins.
+    ///   - target: the request's target; only idempotent, replayable targets are retried.
+    ///   - retries: how many retries this request has had so far.
     public func delay(after result: Result<Response, CourierError>, target: any TargetType, retries: Int)
         -> TimeInterval?
     {
