@@ -71,15 +71,19 @@ struct FuzzInput {
 
 /// Thousands of random inputs into every parser that reads server data: none may crash,
 /// and each either parses or fails with its typed error.
+///
+/// The loops yield now and then: on a 2-core machine the cooperative pool has two threads,
+/// and a test that holds one for seconds delays every other test's timers.
 @Suite("Parser fuzzing")
 struct ParserFuzzTests {
     static let iterations = 3_000
 
     @Test("token responses: parse or invalidTokenResponse, never a crash", arguments: [1, 2, 3] as [UInt64])
-    func tokenResponses(seed: UInt64) {
+    func tokenResponses(seed: UInt64) async {
         var input = FuzzInput(random: SplitMix64(state: seed))
         var parsed = 0
-        for _ in 0..<Self.iterations {
+        for iteration in 0..<Self.iterations {
+            if iteration % 100 == 0 { await Task.yield() }
             let body = input.any()
             do {
                 let token = try OAuthToken(tokenResponse: body, receivedAt: Date(timeIntervalSince1970: 0))
@@ -93,9 +97,10 @@ struct ParserFuzzTests {
     }
 
     @Test("JWT exp reading survives any token text")
-    func jwt() {
+    func jwt() async {
         var input = FuzzInput(random: SplitMix64(state: 7))
-        for _ in 0..<Self.iterations {
+        for iteration in 0..<Self.iterations {
+            if iteration % 100 == 0 { await Task.yield() }
             let parts = (0..<Int.random(in: 0...4, using: &input.random)).map { _ in
                 input.bytes(maxCount: 24).base64EncodedString()
             }
@@ -106,12 +111,13 @@ struct ParserFuzzTests {
     }
 
     @Test("key-path mapping on random JSON and random paths: a value or a typed error")
-    func keyPaths() {
+    func keyPaths() async {
         var input = FuzzInput(random: SplitMix64(state: 11))
         let paths = [
             "", ".", "data", "data.items", "data.items.0", "data.items.0.id", "data.items.-1", "a..b", "status", "0",
         ]
-        for _ in 0..<Self.iterations {
+        for iteration in 0..<Self.iterations {
+            if iteration % 100 == 0 { await Task.yield() }
             let response = Response(statusCode: 200, data: input.any())
             let path =
                 Bool.random(using: &input.random)
@@ -138,9 +144,10 @@ struct ParserFuzzTests {
     }
 
     @Test("refresh failure classification reads any 400 body without crashing")
-    func classifier() {
+    func classifier() async {
         var input = FuzzInput(random: SplitMix64(state: 13))
-        for _ in 0..<Self.iterations {
+        for iteration in 0..<Self.iterations {
+            if iteration % 100 == 0 { await Task.yield() }
             let status = [400, 401, 403, 500].randomElement(using: &input.random)!
             let response = Response(statusCode: status, data: input.any())
             let rejected = RefreshFailureClassifier.isRejection(CourierError.statusCode(response))
@@ -150,10 +157,11 @@ struct ParserFuzzTests {
     }
 
     @Test("Retry-After, multipart boundaries, redaction and URL building take any text")
-    func textParsers() {
+    func textParsers() async {
         var input = FuzzInput(random: SplitMix64(state: 17))
         let now = Date(timeIntervalSince1970: 1_700_000_000)
-        for _ in 0..<Self.iterations {
+        for iteration in 0..<Self.iterations {
+            if iteration % 100 == 0 { await Task.yield() }
             let text = String(decoding: input.any(), as: UTF8.self)
             if let seconds = RetryAfter.seconds(from: text, now: now) { #expect(seconds >= 0) }
             _ = MultipartFormData.boundary(fromContentType: "multipart/form-data; " + text)
