@@ -87,12 +87,28 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     /// The pipeline behind ``request(_:)``, for subclasses that wrap it (a subclass that
     /// replays a request calls this for each attempt).
     public final func send(_ target: Target) async throws(CourierError) -> Response {
+        // Progress belongs to this request's own transfer: the plugins run without it, so a
+        // request that a plugin makes (or a task it starts) never reports into it.
+        let progress = ProgressContext.current
+        return try await ProgressContext.$current.withValue(nil) {
+            await self.attempt(target, progress: progress)
+        }.get()
+    }
+
+    private func attempt(_ target: Target, progress: ProgressContext.Report?) async -> Result<
+        Response, CourierError
+    > {
         let endpoint = endpointClosure(target)
-        let prepared = try await prepareRequest(for: endpoint, target: target)
+        let prepared: URLRequest
+        do {
+            prepared = try await prepareRequest(for: endpoint, target: target)
+        } catch {
+            return .failure(error)
+        }
         for plugin in plugins {
             plugin.willSend(prepared, target: target)
         }
-        var result = await perform(prepared, endpoint: endpoint, target: target)
+        var result = await perform(prepared, endpoint: endpoint, target: target, progress: progress)
         if case .success(let response) = result, !target.validationType.accepts(response.statusCode) {
             result = .failure(.statusCode(response))
         }
@@ -102,7 +118,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
         for plugin in plugins {
             result = plugin.process(result, target: target)
         }
-        return try result.get()
+        return result
     }
 
     private func prepareRequest(for endpoint: Endpoint, target: Target) async throws(CourierError)
@@ -121,12 +137,12 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
         return request
     }
 
-    private func perform(_ request: URLRequest, endpoint: Endpoint, target: Target) async -> Result<
-        Response, CourierError
-    > {
+    private func perform(
+        _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressContext.Report?
+    ) async -> Result<Response, CourierError> {
         switch stubClosure(target) {
         case .never:
-            return await sendForReal(request, task: endpoint.task)
+            return await sendForReal(request, task: endpoint.task, progress: progress)
         case .immediate:
             return StubResponder.respond(to: request, endpoint: endpoint)
         case .delayed(let seconds):
@@ -139,12 +155,14 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
         }
     }
 
-    private func sendForReal(_ request: URLRequest, task: RequestTask) async -> Result<
-        Response, CourierError
-    > {
+    /// Sends `request` through the transport. A multipart body written to a temporary file
+    /// for this attempt is removed when the attempt ends, however it ends.
+    private func sendForReal(_ request: URLRequest, task: RequestTask, progress: ProgressContext.Report?) async
+        -> Result<Response, CourierError>
+    {
         let body: PreparedBody
         do {
-            body = try PreparedBody(for: task, request: request)
+            body = try await PreparedBody.prepare(for: task, request: request)
         } catch {
             return .failure(error)
         }
@@ -153,8 +171,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
             let response = try await transport.send(
                 TransportRequest(
                     urlRequest: body.request, body: body.transportBody,
-                    downloadDestination: task.downloadDestination,
-                    progress: ProgressContext.current))
+                    downloadDestination: task.downloadDestination, progress: progress))
             return .success(response)
         } catch {
             return .failure(CourierError(error))

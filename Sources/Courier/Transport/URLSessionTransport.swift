@@ -52,12 +52,16 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     /// Sends `request`; see ``HTTPTransport/send(_:)``.
+    ///
+    /// Uploads stream from memory or disk (`uploadTask`), so their progress counts the bytes
+    /// sent. A download is a data task whose successful body is written block by block to a
+    /// temporary file, then moved where its destination says; a cancelled or failed download
+    /// removes that file, and `URLSession` keeps no temporary file of its own (on Linux, a
+    /// cancelled `downloadTask` leaves its partial file in `/tmp`).
     public func send(_ request: TransportRequest) async throws -> Response {
         let task = makeTask(for: request)
-        let state = URLSessionTransportDelegate.TaskState(
-            request: request.urlRequest, destination: request.downloadDestination,
-            progress: request.progress)
-        return try await withTaskCancellationHandler {
+        let state = URLSessionTransportDelegate.TaskState(request, transferDirectory: TransferDirectory.current)
+        let outcome = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 state.continuation = continuation
                 delegate.register(state, for: task)
@@ -71,15 +75,25 @@ public final class URLSessionTransport: HTTPTransport {
             delegate.markCancelledByCaller(task)
             task.cancel()
         }
+        guard let file = outcome.downloadedFile, let destination = request.downloadDestination else {
+            return outcome.response
+        }
+        // The transfer is complete: the file is placed even if the caller cancels now.
+        let placed = try await BlockingIO.run { _ in
+            try DownloadPlacement.move(file, response: outcome.httpResponse, destination: destination)
+        }
+        let response = outcome.response
+        return Response(
+            statusCode: response.statusCode, data: Data(), request: response.request, response: response.response,
+            fileURL: placed)
     }
 
     private func makeTask(for request: TransportRequest) -> URLSessionTask {
-        if request.downloadDestination != nil {
-            return session.downloadTask(with: request.urlRequest)
-        }
         switch request.body {
         case .inline:
             return session.dataTask(with: request.urlRequest)
+        case .data(let data):
+            return session.uploadTask(with: request.urlRequest, from: data)
         case .file(let url):
             return session.uploadTask(with: request.urlRequest, fromFile: url)
         }
