@@ -8,5 +8,9 @@ enum ProgressContext {
     /// Receives the bytes transferred so far and the total, when known.
     typealias Report = @Sendable (_ completedBytes: Int64, _ totalBytes: Int64?) -> Void
 
-    @TaskLocal static var current: Report?
+    /// The tracker of the request running in this task, if it reports progress.
+    ///
+    /// A class, not an optional closure: with Swift 6.3.1, a task-local whose value is an
+    /// optional function type crashes in `swift_task_localValuePush` in optimized builds.
+    @TaskLocal static var current: ProgressTracker?
 }

@@ -26,7 +26,7 @@ final class ProgressTracker: @unchecked Sendable {
         self.emit = emit
     }
 
-    /// Reports `completed` of `total` bytes; what ``ProgressContext`` carries.
+    /// Reports `completed` of `total` bytes; what the transport calls.
     var report: ProgressContext.Report {
         { [self] completed, total in record(completed: completed, total: total) }
     }

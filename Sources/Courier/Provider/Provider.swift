@@ -89,7 +89,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     public final func send(_ target: Target) async throws(CourierError) -> Response {
         // Progress belongs to this request's own transfer: the plugins run without it, so a
         // request that a plugin makes (or a task it starts) never reports into it.
-        let progress = ProgressContext.current
+        let progress = ProgressContext.current?.report
         return try await ProgressContext.$current.withValue(nil) {
             await self.attempt(target, progress: progress)
         }.get()
