@@ -52,7 +52,7 @@ final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {
     // @unchecked Sendable: `lock` guards `states` and every field of every `TaskState` in it.
     // It is taken briefly, also around writing a download block, which keeps the order of
     // blocks and the file's life (write, discard) in one place.
-    let lock = NSLock()
+    private let lock = NSLock()
     private var states: [Int: TaskState] = [:]
 
     func register(_ state: TaskState, for task: URLSessionTask) {

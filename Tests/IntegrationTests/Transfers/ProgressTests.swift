@@ -32,7 +32,7 @@ struct ProgressTests {
     @Test("a multipart upload counts the bytes sent up to the body's size, then ends at 1 with the response")
     func multipartUpload() async throws {
         defer { scratch.remove() }
-        let bytes = PseudoRandomBytes.data(count: 3 * 1024 * 1024, seed: 8)
+        let bytes = PseudoRandomBytes.data(count: 2 * 1024 * 1024, seed: 8)
         let target = ServerAPI(
             server, "multipart", method: .post,
             task: .uploadMultipart([MultipartFormBodyPart(provider: .data(bytes), name: "f", fileName: "f.bin")]))
@@ -55,7 +55,7 @@ struct ProgressTests {
     @Test("a file upload from disk reports the file's size as its total")
     func fileUpload() async throws {
         defer { scratch.remove() }
-        let size: Int64 = 4 * 1024 * 1024
+        let size: Int64 = 2 * 1024 * 1024
         let file = try scratch.file("upload.bin", size: Int(size), seed: 9)
         let steps = try await steps(of: ServerAPI(server, "upload", method: .post, task: .uploadFile(file)))
         let transfer = steps.dropLast()
@@ -91,7 +91,7 @@ struct ProgressTests {
     @Test("Moya's progress block runs on the callback queue, in order, before the completion")
     func completionProgressBlock() async throws {
         defer { scratch.remove() }
-        let file = try scratch.file("block.bin", size: 2 * 1024 * 1024, seed: 10)
+        let file = try scratch.file("block.bin", size: 1024 * 1024, seed: 10)
         let queue = DispatchQueue(label: "courier.progress-test")
         let log = ProgressLog()
         let result: Result<Response, CourierError> = await withCheckedContinuation { continuation in
