@@ -63,7 +63,8 @@ struct DownloadPlacementTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let existing = directory.appendingPathComponent("existing")
         try Data("old".utf8).write(to: existing)
-        _ = try DownloadPlacement.move(try downloaded(), response: response) { _, _ in (existing, [.removePreviousFile]) }
+        _ = try DownloadPlacement.move(try downloaded(), response: response) { _, _ in (existing, [.removePreviousFile])
+        }
         #expect(try Data(contentsOf: existing) == Data("new".utf8))
     }
 

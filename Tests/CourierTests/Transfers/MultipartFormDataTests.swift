@@ -19,7 +19,8 @@ struct MultipartFormDataTests {
     func exactBody() throws {
         let body = try string([
             MultipartFormBodyPart(provider: .data(Data("1".utf8)), name: "a"),
-            MultipartFormBodyPart(provider: .data(Data("hi".utf8)), name: "f", fileName: "x.txt", mimeType: "text/plain"),
+            MultipartFormBodyPart(
+                provider: .data(Data("hi".utf8)), name: "f", fileName: "x.txt", mimeType: "text/plain"),
         ])
         #expect(
             body == "--b0undary\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n"
@@ -212,7 +213,8 @@ struct MultipartFormDataTests {
         _ = stream.read(&byte, maxLength: 1)
         stream.close()
         #expect(!OneShotInputStream(stream).isAvailable)
-        #expect(!RequestTask.uploadMultipart([MultipartFormBodyPart(provider: .stream(stream, length: 1), name: "s")])
-            .isReplayable)
+        #expect(
+            !RequestTask.uploadMultipart([MultipartFormBodyPart(provider: .stream(stream, length: 1), name: "s")])
+                .isReplayable)
     }
 }

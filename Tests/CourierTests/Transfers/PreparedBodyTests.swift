@@ -19,7 +19,8 @@ struct PreparedBodyTests {
 
     private func prepare(_ task: RequestTask, request: URLRequest? = nil) async throws(CourierError) -> PreparedBody {
         let request = request ?? self.request
-        return try await TransferDirectory.$override.withValue(directory) { () async -> Result<PreparedBody, CourierError> in
+        return try await TransferDirectory.$override.withValue(directory) {
+            () async -> Result<PreparedBody, CourierError> in
             do throws(CourierError) {
                 return .success(try await PreparedBody.prepare(for: task, request: request))
             } catch {
@@ -35,7 +36,8 @@ struct PreparedBodyTests {
     @Test("a small multipart body is uploaded from memory, with its boundary in the Content-Type")
     func smallMultipart() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let body = try await prepare(.uploadMultipart([MultipartFormBodyPart(provider: .data(Data("v".utf8)), name: "k")]))
+        let body = try await prepare(
+            .uploadMultipart([MultipartFormBodyPart(provider: .data(Data("v".utf8)), name: "k")]))
         guard case .data(let data) = body.transportBody else {
             Issue.record("expected an in-memory upload")
             return
@@ -59,7 +61,9 @@ struct PreparedBodyTests {
             return
         }
         #expect(String(decoding: data, as: UTF8.self).hasSuffix("--given-by-plugin--\r\n"))
-        #expect(body.request.value(forHTTPHeaderField: "Content-Type") == "multipart/form-data; boundary=\"given-by-plugin\"")
+        #expect(
+            body.request.value(forHTTPHeaderField: "Content-Type")
+                == "multipart/form-data; boundary=\"given-by-plugin\"")
 
         request.setValue("multipart/form-data; boundary=bad\"quote", forHTTPHeaderField: "Content-Type")
         await #expect(throws: CourierError.self) { try await prepare(.uploadMultipart(parts), request: request) }
@@ -69,7 +73,8 @@ struct PreparedBodyTests {
     func largeMultipart() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let size = Int(MultipartFormData.encodingMemoryThreshold)
-        let body = try await prepare(.uploadMultipart([MultipartFormBodyPart(provider: .data(Data(count: size)), name: "k")]))
+        let body = try await prepare(
+            .uploadMultipart([MultipartFormBodyPart(provider: .data(Data(count: size)), name: "k")]))
         guard case .file(let url) = body.transportBody else {
             Issue.record("expected an upload from disk")
             return
@@ -86,7 +91,8 @@ struct PreparedBodyTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await prepare(.uploadMultipart([MultipartFormBodyPart(provider: .data(Data(count: 11 << 20)), name: "k")]))
+            return try await prepare(
+                .uploadMultipart([MultipartFormBodyPart(provider: .data(Data(count: 11 << 20)), name: "k")]))
         }
         let result = await task.result
         guard case .failure(let error) = result else {
@@ -110,7 +116,9 @@ struct PreparedBodyTests {
         #expect(url == file)
         #expect(body.temporaryFile == nil, "the caller's file is never removed")
         await #expect(throws: CourierError.self) { try await prepare(.uploadFile(directory)) }
-        await #expect(throws: CourierError.self) { try await prepare(.uploadFile(directory.appendingPathComponent("no"))) }
+        await #expect(throws: CourierError.self) {
+            try await prepare(.uploadFile(directory.appendingPathComponent("no")))
+        }
     }
 
     @Test("other tasks keep the request's own body")

@@ -79,7 +79,8 @@ struct ProviderTransferTests {
                 throw URLError(.networkConnectionLost)
             })
         let small = Upload(task: .uploadMultipart([MultipartFormBodyPart(provider: .data(Data("x".utf8)), name: "x")]))
-        let large = Upload(task: .uploadMultipart([MultipartFormBodyPart(provider: .data(Data(count: 11 << 20)), name: "x")]))
+        let large = Upload(
+            task: .uploadMultipart([MultipartFormBodyPart(provider: .data(Data(count: 11 << 20)), name: "x")]))
         try await TransferDirectory.$override.withValue(directory) { () async throws in
             await #expect(throws: CourierError.self) { try await provider.request(small) }
             await #expect(throws: CourierError.self) { try await provider.request(large) }

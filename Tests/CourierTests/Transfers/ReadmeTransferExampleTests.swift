@@ -65,18 +65,23 @@ struct ReadmeTransferExampleTests {
             if let response = step.response {
                 lines.append("uploaded: \(response.statusCode)")
             } else {
-                lines.append("\(Int(step.progress * 100)) % — \(step.completedBytes) of \(step.totalBytes ?? 0) bytes sent")
+                lines.append(
+                    "\(Int(step.progress * 100)) % — \(step.completedBytes) of \(step.totalBytes ?? 0) bytes sent")
             }
         }
         #expect(lines == ["47 % — 2048 of 4300 bytes sent", "99 % — 4300 of 4300 bytes sent", "uploaded: 201"])
 
         // The README's download, on a queue of the test's own and from the sample data.
-        let stubbed = Provider<Media>(stubClosure: Provider.immediatelyStub, callbackQueue: DispatchQueue(label: "readme"))
+        let stubbed = Provider<Media>(
+            stubClosure: Provider.immediatelyStub, callbackQueue: DispatchQueue(label: "readme"))
         let progress = ProgressSteps()
         let saved: URL? = await withCheckedContinuation { continuation in
-            stubbed.request(.original(id: "42", to: destination), progress: { step in
-                progress.append(step.progress)
-            }) { result in
+            stubbed.request(
+                .original(id: "42", to: destination),
+                progress: { step in
+                    progress.append(step.progress)
+                }
+            ) { result in
                 continuation.resume(returning: try? result.get().fileURL)
             }
         }

@@ -36,7 +36,7 @@ struct DownloadTests {
         #expect(response.statusCode == 200)
         #expect(response.data.isEmpty)
         #expect(response.fileURL == destination)
-        #expect(try SHA256.hex(fileAt: destination) == SHA256.hex(.serverPattern(count: size)))
+        #expect(try await SHA256.hex(fileAt: destination) == SHA256.hex(.serverPattern(count: size)))
         #expect(try scratch.transferFiles().isEmpty)
     }
 
@@ -55,7 +55,9 @@ struct DownloadTests {
                     }))
         }
         let (temporaryURL, httpResponse, size) = try #require(seen.value)
-        #expect(temporaryURL.deletingLastPathComponent().standardizedFileURL.path == scratch.transfers.standardizedFileURL.path)
+        #expect(
+            temporaryURL.deletingLastPathComponent().standardizedFileURL.path
+                == scratch.transfers.standardizedFileURL.path)
         #expect(temporaryURL.lastPathComponent.hasPrefix("courier-download-"))
         #expect(size == 1000, "the temporary file is complete when the closure runs")
         #expect(httpResponse.statusCode == 200)

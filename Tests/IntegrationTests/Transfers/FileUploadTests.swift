@@ -23,12 +23,13 @@ struct FileUploadTests {
         arguments: [(HTTPMethod.post, 5 * 1024 * 1024 + 3), (.put, 300_001)])
     func rawUpload(method: HTTPMethod, size: Int) async throws {
         defer { scratch.remove() }
-        let file = try scratch.file("archive.zip", size: size, seed: 7)
+        let file = try await scratch.file("archive.zip", size: size, seed: 7)
         let digest = try await provider.request(
-            ServerAPI(server, "upload", method: method, task: .uploadFile(file), headers: ["Content-Type": "application/zip"])
+            ServerAPI(
+                server, "upload", method: method, task: .uploadFile(file), headers: ["Content-Type": "application/zip"])
         ).filterSuccessfulStatusCodes().map(UploadDigest.self)
         #expect(digest.length == size)
-        #expect(digest.sha256 == (try SHA256.hex(fileAt: file)))
+        #expect(digest.sha256 == (try await SHA256.hex(fileAt: file)))
         #expect(digest.contentType == "application/zip")
         #expect(FileManager.default.fileExists(atPath: file.path), "the caller's file is never removed")
     }
@@ -36,11 +37,11 @@ struct FileUploadTests {
     @Test("an empty file uploads as an empty body")
     func emptyFile() async throws {
         defer { scratch.remove() }
-        let file = try scratch.file("empty", size: 0)
+        let file = try await scratch.file("empty", size: 0)
         let digest = try await provider.request(ServerAPI(server, "upload", method: .post, task: .uploadFile(file)))
             .map(UploadDigest.self)
         #expect(digest.length == 0)
-        #expect(digest.sha256 == (try SHA256.hex(Data())))
+        #expect(digest.sha256 == (try await SHA256.hex(Data())))
     }
 
     @Test("a missing file or a directory fails at once with a typed error, and nothing is sent")

@@ -28,7 +28,7 @@ struct MultipartUploadTests {
     @Test("several files and fields, from memory, disk and a stream, keep their bytes, names and types")
     func severalFilesAndFields() async throws {
         defer { scratch.remove() }
-        let photo = try scratch.file("photo.jpg", size: 300_000, seed: 1)
+        let photo = try await scratch.file("photo.jpg", size: 300_000, seed: 1)
         let inMemory = PseudoRandomBytes.data(count: 100_000, seed: 2)
         let streamed = PseudoRandomBytes.data(count: 50_001, seed: 3)
         let parts = [
@@ -47,21 +47,22 @@ struct MultipartUploadTests {
 
         #expect(echo.parts.map(\MultipartEcho.Part.name) == ["title", "photo", "thumbnail", "log", "empty", "count"])
         #expect(echo.parts.map(\MultipartEcho.Part.filename) == [nil, "photo.jpg", "thumb.png", "app.log", nil, nil])
-        #expect(echo.parts.map(\MultipartEcho.Part.contentType) == [nil, "image/jpeg", "image/png", "text/plain", nil, nil])
+        #expect(
+            echo.parts.map(\MultipartEcho.Part.contentType) == [nil, "image/jpeg", "image/png", "text/plain", nil, nil])
         #expect(echo.parts.map(\MultipartEcho.Part.length) == [7, 300_000, 100_000, 50_001, 0, 1])
         #expect(echo.parts[0].value == "Holiday")
         #expect(echo.parts[5].value == "3")
-        #expect(echo.parts[1].sha256 == (try SHA256.hex(fileAt: photo)))
-        #expect(echo.parts[2].sha256 == (try SHA256.hex(inMemory)))
-        #expect(echo.parts[3].sha256 == (try SHA256.hex(streamed)))
-        #expect(echo.parts[4].sha256 == (try SHA256.hex(Data())))
+        #expect(echo.parts[1].sha256 == (try await SHA256.hex(fileAt: photo)))
+        #expect(echo.parts[2].sha256 == (try await SHA256.hex(inMemory)))
+        #expect(echo.parts[3].sha256 == (try await SHA256.hex(streamed)))
+        #expect(echo.parts[4].sha256 == (try await SHA256.hex(Data())))
         #expect(try scratch.transferFiles().isEmpty)
     }
 
     @Test("a body of 10 MiB or more goes through a temporary file, arrives intact, and the file is removed")
     func largeBodyFromDisk() async throws {
         defer { scratch.remove() }
-        let video = try scratch.file("video.mp4", size: 11 * 1024 * 1024, seed: 4)
+        let video = try await scratch.file("video.mp4", size: 11 * 1024 * 1024, seed: 4)
         let streamed = PseudoRandomBytes.data(count: 1_048_577, seed: 5)
         let parts = [
             MultipartFormBodyPart(provider: .data(Data("Ada".utf8)), name: "owner"),
@@ -76,7 +77,8 @@ struct MultipartUploadTests {
         let response = try await scratch.withTransfers {
             var last: Response?
             for try await step in provider.requestWithProgress(target) {
-                if !step.completed, try scratch.transferFiles().contains(where: { $0.hasPrefix("courier-multipart-") }) {
+                if !step.completed, try scratch.transferFiles().contains(where: { $0.hasPrefix("courier-multipart-") })
+                {
                     sawSpoolFile.mark()
                 }
                 last = step.response
@@ -87,8 +89,8 @@ struct MultipartUploadTests {
         let echo = try response.filterSuccessfulStatusCodes().map(MultipartEcho.self)
         #expect(sawSpoolFile.marked, "the body was uploaded from a temporary file")
         #expect(echo.parts.map(\MultipartEcho.Part.length) == [3, 11 * 1024 * 1024, 1_048_577])
-        #expect(echo.parts[1].sha256 == (try SHA256.hex(fileAt: video)))
-        #expect(echo.parts[2].sha256 == (try SHA256.hex(streamed)))
+        #expect(echo.parts[1].sha256 == (try await SHA256.hex(fileAt: video)))
+        #expect(echo.parts[2].sha256 == (try await SHA256.hex(streamed)))
         #expect(try scratch.transferFiles().isEmpty, "the temporary body file is removed after the upload")
     }
 
@@ -97,19 +99,21 @@ struct MultipartUploadTests {
         defer { scratch.remove() }
         let bytes = PseudoRandomBytes.data(count: 20_000, seed: 6)
         let parts = [
-            MultipartFormBodyPart(provider: .data(bytes), name: "file", fileName: "a.bin", mimeType: "application/octet-stream")
+            MultipartFormBodyPart(
+                provider: .data(bytes), name: "file", fileName: "a.bin", mimeType: "application/octet-stream")
         ]
         let echo = try await scratch.withTransfers {
             try await provider.request(
                 ServerAPI(
                     server, "multipart", method: .post,
-                    task: .uploadCompositeMultipart(parts, urlParameters: ["album": "Summer 2024", "tags": ["a", "b"]]))
+                    task: .uploadCompositeMultipart(
+                        parts, urlParameters: ["album": "Summer 2024", "tags": ["a", "b"]]))
             ).filterSuccessfulStatusCodes().map(MultipartEcho.self)
         }
         #expect(echo.args["album"] == ["Summer 2024"])
         #expect(echo.args["tags[]"] == ["a", "b"])
         #expect(echo.parts.count == 1)
-        #expect(echo.parts[0].sha256 == (try SHA256.hex(bytes)))
+        #expect(echo.parts[0].sha256 == (try await SHA256.hex(bytes)))
     }
 
     @Test("field and file names with quotes, backslashes, separators, UTF-8 and line breaks arrive as sent")

@@ -49,14 +49,14 @@ struct ProgressTests {
         #expect(transfer.last?.completedBytes == Int64(echo.length), "every byte was reported sent")
         #expect(zip(transfer, transfer.dropFirst()).allSatisfy { $0.completedBytes <= $1.completedBytes })
         #expect(steps.last?.completedBytes == Int64(echo.length))
-        #expect(echo.parts.first?.sha256 == (try SHA256.hex(bytes)))
+        #expect(echo.parts.first?.sha256 == (try await SHA256.hex(bytes)))
     }
 
     @Test("a file upload from disk reports the file's size as its total")
     func fileUpload() async throws {
         defer { scratch.remove() }
         let size: Int64 = 2 * 1024 * 1024
-        let file = try scratch.file("upload.bin", size: Int(size), seed: 9)
+        let file = try await scratch.file("upload.bin", size: Int(size), seed: 9)
         let steps = try await steps(of: ServerAPI(server, "upload", method: .post, task: .uploadFile(file)))
         let transfer = steps.dropLast()
         #expect(steps.isMonotonic)
@@ -73,7 +73,8 @@ struct ProgressTests {
         let steps = try await steps(
             of: ServerAPI(
                 server, "slow-bytes/2000000",
-                task: .downloadParameters(parameters: ["chunks": 8, "delay_ms": 20], encoding: URLEncoding.queryString) {
+                task: .downloadParameters(parameters: ["chunks": 8, "delay_ms": 20], encoding: URLEncoding.queryString)
+                {
                     _, _ in (destination, [])
                 }))
 
@@ -91,7 +92,7 @@ struct ProgressTests {
     @Test("Moya's progress block runs on the callback queue, in order, before the completion")
     func completionProgressBlock() async throws {
         defer { scratch.remove() }
-        let file = try scratch.file("block.bin", size: 1024 * 1024, seed: 10)
+        let file = try await scratch.file("block.bin", size: 1024 * 1024, seed: 10)
         let queue = DispatchQueue(label: "courier.progress-test")
         let log = ProgressLog()
         let result: Result<Response, CourierError> = await withCheckedContinuation { continuation in
@@ -127,7 +128,7 @@ struct ProgressTests {
     @Test("a failed transfer ends the stream with the error, never at 1")
     func failure() async throws {
         defer { scratch.remove() }
-        var target = ServerAPI(server, "upload", method: .post, task: .uploadFile(try scratch.file("x", size: 10)))
+        var target = ServerAPI(server, "upload", method: .post, task: .uploadFile(try await scratch.file("x", size: 10)))
         target.base = URL(string: "http://127.0.0.1:1")!
         var seen: [ProgressResponse] = []
         await #expect(throws: CourierError.self) {

@@ -14,13 +14,13 @@ enum SHA256 {
         """
 
     /// The hex digest of `data`.
-    static func hex(_ data: Data) throws -> String {
-        try run(arguments: [], input: data)
+    static func hex(_ data: Data) async throws -> String {
+        try await offThePool { try run(arguments: [], input: data) }
     }
 
     /// The hex digest of the file at `url`.
-    static func hex(fileAt url: URL) throws -> String {
-        try run(arguments: [url.path], input: nil)
+    static func hex(fileAt url: URL) async throws -> String {
+        try await offThePool { try run(arguments: [url.path], input: nil) }
     }
 
     private static func run(arguments: [String], input: Data?) throws -> String {

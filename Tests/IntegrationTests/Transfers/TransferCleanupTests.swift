@@ -48,7 +48,7 @@ struct TransferCleanupTests {
     @Test("cancelling mid-upload of a body written to disk removes the temporary file")
     func cancelMidUpload() async throws {
         defer { scratch.remove() }
-        let video = try scratch.file("video.bin", size: 12 * 1024 * 1024, seed: 11)
+        let video = try await scratch.file("video.bin", size: 12 * 1024 * 1024, seed: 11)
         let target = ServerAPI(
             server, "slow-upload", method: .post,
             task: .uploadMultipart([MultipartFormBodyPart(provider: .file(video), name: "v", fileName: "v.bin")]))
@@ -56,7 +56,8 @@ struct TransferCleanupTests {
             step.completedBytes > 0 && step.progress < 0.5
         }
 
-        #expect(filesWhenCancelled.contains { $0.hasPrefix("courier-multipart-") }, "cancelled while uploading from disk")
+        #expect(
+            filesWhenCancelled.contains { $0.hasPrefix("courier-multipart-") }, "cancelled while uploading from disk")
         guard case .failure(let error) = result else {
             Issue.record("the cancelled upload succeeded")
             return
@@ -69,7 +70,7 @@ struct TransferCleanupTests {
     @Test("a body written to disk is removed when the upload fails")
     func failedUpload() async throws {
         defer { scratch.remove() }
-        let file = try scratch.file("f.bin", size: 11 * 1024 * 1024, seed: 13)
+        let file = try await scratch.file("f.bin", size: 11 * 1024 * 1024, seed: 13)
         var target = ServerAPI(
             server, "upload", method: .post,
             task: .uploadMultipart([MultipartFormBodyPart(provider: .file(file), name: "f", fileName: "f.bin")]))

@@ -1,6 +1,8 @@
-@testable import Courier
 import CourierTestServer
+import Dispatch
 import Foundation
+
+@testable import Courier
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -30,8 +32,13 @@ struct ScratchDirectory {
         try FileManager.default.contentsOfDirectory(atPath: transfers.path).sorted()
     }
 
-    /// A file of `size` bytes of ``PseudoRandomBytes`` for `seed`.
-    func file(_ name: String, size: Int, seed: UInt64 = 1) throws -> URL {
+    /// A file of `size` bytes of ``PseudoRandomBytes`` for `seed`, written off the
+    /// cooperative threads.
+    func file(_ name: String, size: Int, seed: UInt64 = 1) async throws -> URL {
+        try await offThePool { [self] in try writeFile(name, size: size, seed: seed) }
+    }
+
+    private func writeFile(_ name: String, size: Int, seed: UInt64) throws -> URL {
         let file = url.appendingPathComponent(name)
         guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown)
@@ -186,5 +193,13 @@ enum SharedTransferServer {
     /// The running server, started on first use.
     static func get() async throws -> TestServer {
         try await started.value
+    }
+}
+
+/// Runs blocking work (a process, a big file) on a Dispatch queue, so that it never holds one
+/// of the few cooperative threads that the tests running in parallel share.
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
     }
 }

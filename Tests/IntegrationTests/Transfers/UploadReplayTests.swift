@@ -39,7 +39,7 @@ struct UploadReplayTests {
     @Test("a file upload is sent again after one refresh and arrives whole")
     func fileUploadReplays() async throws {
         defer { scratch.remove() }
-        let file = try scratch.file("doc.pdf", size: 1024 * 1024 + 1, seed: 14)
+        let file = try await scratch.file("doc.pdf", size: 1024 * 1024 + 1, seed: 14)
         let response = try await provider.request(
             ServerAPI(server, "api/documents", method: .post, task: .uploadFile(file)))
 
@@ -54,10 +54,11 @@ struct UploadReplayTests {
     @Test("a multipart body written to disk is written again for the replay, and both files are removed")
     func diskMultipartReplays() async throws {
         defer { scratch.remove() }
-        let file = try scratch.file("clip.mov", size: 11 * 1024 * 1024, seed: 15)
+        let file = try await scratch.file("clip.mov", size: 11 * 1024 * 1024, seed: 15)
         let parts = [
             MultipartFormBodyPart(provider: .data(Data("Ada".utf8)), name: "owner"),
-            MultipartFormBodyPart(provider: .file(file), name: "clip", fileName: "clip.mov", mimeType: "video/quicktime"),
+            MultipartFormBodyPart(
+                provider: .file(file), name: "clip", fileName: "clip.mov", mimeType: "video/quicktime"),
         ]
         let response = try await scratch.withTransfers {
             try await provider.request(ServerAPI(server, "api/clips", method: .post, task: .uploadMultipart(parts)))
@@ -75,7 +76,7 @@ struct UploadReplayTests {
     @Test("progress stays monotonic across the replay and ends at 1 with the 200")
     func progressAcrossReplay() async throws {
         defer { scratch.remove() }
-        let file = try scratch.file("photo.heic", size: 2 * 1024 * 1024, seed: 16)
+        let file = try await scratch.file("photo.heic", size: 2 * 1024 * 1024, seed: 16)
         var steps: [ProgressResponse] = []
         for try await step in provider.requestWithProgress(
             ServerAPI(server, "api/photos", method: .post, task: .uploadFile(file)))
