@@ -87,11 +87,13 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     /// The pipeline behind ``request(_:)``, for subclasses that wrap it (a subclass that
     /// replays a request calls this for each attempt).
     public final func send(_ target: Target) async throws(CourierError) -> Response {
+        guard let tracker = ProgressContext.current else {
+            return try await attempt(target, progress: nil).get()
+        }
         // Progress belongs to this request's own transfer: the plugins run without it, so a
         // request that a plugin makes (or a task it starts) never reports into it.
-        let progress = ProgressContext.current?.report
         return try await ProgressContext.$current.withValue(nil) {
-            await self.attempt(target, progress: progress)
+            await self.attempt(target, progress: tracker.report)
         }.get()
     }
 
