@@ -1,14 +1,11 @@
-import Dispatch
 import Foundation
 
-/// Runs blocking file work (writing a large multipart body, say) on a Dispatch queue, off
-/// Swift Concurrency's few cooperative threads, and lets it notice when the calling task is
-/// cancelled.
+/// Runs blocking file work (writing a large multipart body, moving a download) on a thread
+/// of its own: off Swift Concurrency's few cooperative threads, and off the Dispatch workers
+/// through which `URLSession` delivers its callbacks (on Linux, libdispatch notices a blocked
+/// worker only after a while). The work can notice when the calling task is cancelled.
 enum BlockingIO {
-    private static let queue = DispatchQueue(
-        label: "Courier.BlockingIO", qos: .utility, attributes: .concurrent)
-
-    /// Runs `work` on a Dispatch queue and returns its result.
+    /// Runs `work` on a new thread and returns its result.
     ///
     /// `work` receives a function that says whether the calling task has been cancelled
     /// meanwhile; it should poll it and throw `CancellationError` when it says so.
@@ -18,9 +15,9 @@ enum BlockingIO {
         let flag = CancellationFlag()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                queue.async {
-                    continuation.resume(with: Result { try work(flag.isSet) })
-                }
+                let thread = Thread { continuation.resume(with: Result { try work(flag.isSet) }) }
+                thread.name = "Courier.BlockingIO"
+                thread.start()
             }
         } onCancel: {
             flag.set()

@@ -1,5 +1,4 @@
 import CourierTestServer
-import Dispatch
 import Foundation
 
 @testable import Courier
@@ -196,10 +195,12 @@ enum SharedTransferServer {
     }
 }
 
-/// Runs blocking work (a process, a big file) on a Dispatch queue, so that it never holds one
-/// of the few cooperative threads that the tests running in parallel share.
+/// Runs blocking work (a process, a big file) on a thread of its own, so that it never holds
+/// one of the few cooperative threads that the tests running in parallel share, nor a
+/// Dispatch worker (on Linux, libdispatch notices blocked workers only after a while, and
+/// `URLSession` delivers its callbacks through those workers).
 func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }
