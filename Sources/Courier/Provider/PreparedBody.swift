@@ -33,6 +33,11 @@ struct PreparedBody {
             else {
                 throw .underlying(MultipartEncodingFailure.unreadableFile(url), nil)
             }
+            var request = request
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                // Raw bytes; without it, libcurl would call a POST body a form.
+                request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+            }
             return PreparedBody(request: request, transportBody: .file(url), temporaryFile: nil)
         case .uploadMultipart(let parts), .uploadCompositeMultipart(let parts, _):
             return try await multipart(parts, request: request)

@@ -30,6 +30,11 @@ public struct TransportRequest: Sendable {
         /// Bytes uploaded from memory (a small multipart body).
         case data(Data)
         /// A file streamed from disk, never loaded whole.
+        ///
+        /// On Linux, ``URLSessionTransport`` sends it as a stream with
+        /// `Transfer-Encoding: chunked` (swift-corelibs-foundation's file uploads can crash
+        /// the process when they are cancelled); on Apple platforms it is an
+        /// `uploadTask(with:fromFile:)` with a `Content-Length`.
         case file(URL)
 
         /// Whether the body is an upload, whose progress counts the bytes sent.

@@ -58,8 +58,19 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
-        let progress = withState(task) { $0.reportsUpload ? $0.progress : nil } ?? nil
-        progress?(totalBytesSent, totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
+        let report = withState(task) { state in state.reportsUpload ? (state.progress, state.uploadSize) : nil } ?? nil
+        guard let (progress, uploadSize) = report, let progress else { return }
+        progress(totalBytesSent, totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : uploadSize)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping (InputStream?) -> Void
+    ) {
+        // libcurl rewinds a streamed body when it resends a request (on a new connection,
+        // say): give it the file from the start again.
+        let file = withState(task) { $0.uploadFile } ?? nil
+        completionHandler(file.flatMap { InputStream(url: $0) })
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

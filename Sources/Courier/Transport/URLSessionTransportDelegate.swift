@@ -17,6 +17,12 @@ final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {
         let progress: (@Sendable (Int64, Int64?) -> Void)?
         /// Whether progress counts the bytes sent (an upload) rather than received.
         let reportsUpload: Bool
+        /// The size of the body to upload, when known; the total for progress when
+        /// `URLSession` does not know it (a streamed body).
+        let uploadSize: Int64?
+        /// The file an upload streams from; a new stream is opened on it when `URLSession`
+        /// asks for the body again.
+        let uploadFile: URL?
         /// Where a download's temporary file goes.
         let transferDirectory: URL
         var continuation: CheckedContinuation<Outcome, any Error>?
@@ -37,6 +43,17 @@ final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {
             self.destination = request.downloadDestination
             self.progress = request.progress
             self.reportsUpload = request.body.isUpload
+            switch request.body {
+            case .inline:
+                self.uploadSize = nil
+                self.uploadFile = nil
+            case .data(let data):
+                self.uploadSize = Int64(data.count)
+                self.uploadFile = nil
+            case .file(let url):
+                self.uploadSize = MultipartFormData.regularFileSize(url).map { Int64($0) }
+                self.uploadFile = url
+            }
             self.transferDirectory = transferDirectory
         }
     }

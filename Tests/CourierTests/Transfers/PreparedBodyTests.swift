@@ -115,6 +115,12 @@ struct PreparedBodyTests {
         }
         #expect(url == file)
         #expect(body.temporaryFile == nil, "the caller's file is never removed")
+        #expect(body.request.value(forHTTPHeaderField: "Content-Type") == "application/octet-stream")
+        var typed = request
+        typed.setValue("image/png", forHTTPHeaderField: "Content-Type")
+        #expect(
+            try await prepare(.uploadFile(file), request: typed).request.value(forHTTPHeaderField: "Content-Type")
+                == "image/png")
         await #expect(throws: CourierError.self) { try await prepare(.uploadFile(directory)) }
         await #expect(throws: CourierError.self) {
             try await prepare(.uploadFile(directory.appendingPathComponent("no")))

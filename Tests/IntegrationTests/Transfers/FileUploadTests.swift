@@ -42,6 +42,7 @@ struct FileUploadTests {
             .map(UploadDigest.self)
         #expect(digest.length == 0)
         #expect(digest.sha256 == (try await SHA256.hex(Data())))
+        #expect(digest.contentType == "application/octet-stream", "raw bytes unless the target says otherwise")
     }
 
     @Test("a missing file or a directory fails at once with a typed error, and nothing is sent")
