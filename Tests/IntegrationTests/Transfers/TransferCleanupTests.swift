@@ -67,6 +67,19 @@ struct TransferCleanupTests {
         #expect(FileManager.default.fileExists(atPath: video.path), "the caller's file is never removed")
     }
 
+    @Test("raw file uploads cancelled mid-way, twenty in a row, each end with .cancelled")
+    func repeatedFileUploadCancellation() async throws {
+        // Regression: swift-corelibs-foundation's uploadTask(fromFile:) crashes the process
+        // when a file read completes after the transfer was cancelled.
+        defer { scratch.remove() }
+        let file = try await scratch.file("raw.bin", size: 4 * 1024 * 1024, seed: 19)
+        let target = ServerAPI(server, "slow-upload", method: .post, task: .uploadFile(file))
+        for _ in 0..<20 {
+            let (result, _) = await cancelMidway(target) { $0.completedBytes > 0 }
+            #expect(result.error?.isCancelled == true)
+        }
+    }
+
     @Test("a body written to disk is removed when the upload fails")
     func failedUpload() async throws {
         defer { scratch.remove() }
