@@ -78,7 +78,7 @@ extension MultipartFormData {
             if count < 0 { throw MultipartEncodingFailure.readFailed(label) }
             if count == 0 { break }
             copied += UInt64(count)
-            try sink(Data(buffer[0..<count]))
+            try sink(buffer.withUnsafeBytes { Data(bytes: $0.baseAddress!, count: count) })
         }
         // A stream (or a file that grew) with bytes left over breaks the announced length too.
         if copied == expected, stream.hasBytesAvailable {
