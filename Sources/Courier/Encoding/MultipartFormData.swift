@@ -9,6 +9,10 @@ enum MultipartFormData {
     /// Bodies of this many bytes or more go through a temporary file (10 MiB, as Alamofire).
     static let encodingMemoryThreshold: UInt64 = 10 * 1024 * 1024
 
+    /// The threshold for requests sent from the current task: ``encodingMemoryThreshold``,
+    /// unless a test lowers it to exercise the disk path with small bodies.
+    @TaskLocal static var memoryThreshold: UInt64 = encodingMemoryThreshold
+
     static let crlf = "\r\n"
 
     /// A new boundary: 128 random bits, so it cannot be guessed or collide with a part.

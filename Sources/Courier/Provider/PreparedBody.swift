@@ -19,7 +19,7 @@ struct PreparedBody {
     /// Prepares the body of `task` for `request`.
     ///
     /// Multipart bodies are written off the cooperative threads: in memory below
-    /// ``MultipartFormData/encodingMemoryThreshold``, else to a file in
+    /// ``MultipartFormData/memoryThreshold`` (10 MiB), else to a file in
     /// ``TransferDirectory/current``.
     ///
     /// - Throws: ``CourierError/cancelled`` when the task is cancelled meanwhile (no file is
@@ -61,7 +61,7 @@ struct PreparedBody {
         let length = MultipartFormData.contentLength(of: parts, boundary: boundary)
         let directory = TransferDirectory.current
         do {
-            if let length, length < MultipartFormData.encodingMemoryThreshold {
+            if let length, length < MultipartFormData.memoryThreshold {
                 let data = try await BlockingIO.run { isCancelled in
                     try MultipartFormData.encode(parts, boundary: boundary, isCancelled: isCancelled)
                 }

@@ -7,7 +7,9 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("Downloads land at their destination")
+// Serialized: the transfers of one suite run one after another, so the suites together
+// never load this 2-core machine with dozens of uploads at once (timing tests run beside).
+@Suite("Downloads land at their destination", .serialized)
 struct DownloadTests {
     let server: TestServer
     let scratch: ScratchDirectory

@@ -7,14 +7,16 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("uploadFile streams a file byte for byte")
+// Serialized: the transfers of one suite run one after another, so the suites together
+// never load this 2-core machine with dozens of uploads at once (timing tests run beside).
+@Suite("uploadFile streams a file byte for byte", .serialized)
 struct FileUploadTests {
     let server: TestServer
     let scratch: ScratchDirectory
     let provider = Provider<ServerAPI>()
 
     init() async throws {
-        server = try await TestServer.start()
+        server = try await SharedTransferServer.get()
         scratch = try ScratchDirectory()
     }
 
@@ -48,6 +50,7 @@ struct FileUploadTests {
     @Test("a missing file or a directory fails at once with a typed error, and nothing is sent")
     func unreadableFile() async throws {
         defer { scratch.remove() }
+        let server = try await TestServer.start()  // its own, so its counters are this test's
         let before = try await server.counters().requestsTotal
         for url in [scratch.url.appendingPathComponent("missing.bin"), scratch.url] {
             let clock = ContinuousClock()

@@ -7,7 +7,9 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("Multipart uploads arrive byte for byte")
+// Serialized: the transfers of one suite run one after another, so the suites together
+// never load this 2-core machine with dozens of uploads at once (timing tests run beside).
+@Suite("Multipart uploads arrive byte for byte", .serialized)
 struct MultipartUploadTests {
     let server: TestServer
     let scratch: ScratchDirectory

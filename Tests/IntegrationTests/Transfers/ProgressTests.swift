@@ -8,7 +8,9 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("Progress of uploads and downloads")
+// Serialized: the transfers of one suite run one after another, so the suites together
+// never load this 2-core machine with dozens of uploads at once (timing tests run beside).
+@Suite("Progress of uploads and downloads", .serialized)
 struct ProgressTests {
     let server: TestServer
     let scratch: ScratchDirectory
@@ -128,7 +130,8 @@ struct ProgressTests {
     @Test("a failed transfer ends the stream with the error, never at 1")
     func failure() async throws {
         defer { scratch.remove() }
-        var target = ServerAPI(server, "upload", method: .post, task: .uploadFile(try await scratch.file("x", size: 10)))
+        var target = ServerAPI(
+            server, "upload", method: .post, task: .uploadFile(try await scratch.file("x", size: 10)))
         target.base = URL(string: "http://127.0.0.1:1")!
         var seen: [ProgressResponse] = []
         await #expect(throws: CourierError.self) {

@@ -21,9 +21,17 @@ struct ScratchDirectory {
         try FileManager.default.createDirectory(at: transfers, withIntermediateDirectories: true)
     }
 
-    /// Runs `body` with Courier's transfer files in ``transfers``.
-    func withTransfers<T>(_ body: () async throws -> T) async rethrows -> T {
-        try await TransferDirectory.$override.withValue(transfers) { try await body() }
+    /// Runs `body` with Courier's transfer files in ``transfers``; `diskThreshold` lowers
+    /// the size from which multipart bodies go through a file, so a test can take that path
+    /// with a small body (the real 10 MiB threshold has a test of its own).
+    func withTransfers<T>(
+        diskThreshold: UInt64? = nil, _ body: () async throws -> T
+    ) async rethrows -> T {
+        try await TransferDirectory.$override.withValue(transfers) {
+            try await MultipartFormData.$memoryThreshold.withValue(
+                diskThreshold ?? MultipartFormData.encodingMemoryThreshold
+            ) { try await body() }
+        }
     }
 
     /// The names of the files in ``transfers``.
@@ -98,12 +106,13 @@ enum PseudoRandomBytes {
 extension Data {
     /// The test server's deterministic content: byte i is (i × 31 + 7) mod 256.
     static func serverPattern(count: Int) -> Data {
-        // The pattern repeats every 256 bytes: tile one period (fast in a debug build).
+        // The pattern repeats every 256 bytes: double one period up to the size (fast in a
+        // debug build).
         let period = Data((0..<256).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
         var data = Data()
         data.reserveCapacity(count)
-        while data.count + 256 <= count { data.append(period) }
-        data.append(period.prefix(count - data.count))
+        data.append(period.prefix(count))
+        while data.count < count { data.append(data.prefix(count - data.count)) }
         return data
     }
 }

@@ -7,16 +7,22 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("A 401 on an upload replays it when its body can be sent again")
+// Serialized: the transfers of one suite run one after another, so the suites together
+// never load this 2-core machine with dozens of uploads at once (timing tests run beside).
+@Suite("A 401 on an upload replays it when its body can be sent again", .serialized)
 struct UploadReplayTests {
     let server: TestServer
     let scratch: ScratchDirectory
     let provider: RefreshableProvider<ServerAPI>
 
-    /// Signs in with a token from the server, then expires it, so that the next signed
+    /// One server for the suite, whose tests run one at a time: each signs in afresh,
+    /// expires every token and resets the counters.
+    private static let sharedServer = Task { try await TestServer.start() }
+
+    /// Signs in with a fresh token from the server, then expires it, so that the next signed
     /// request gets a 401 and the session refreshes through the real `/oauth/token`.
     init() async throws {
-        let server = try await TestServer.start()
+        let server = try await Self.sharedServer.value
         self.server = server
         scratch = try ScratchDirectory()
         let tokenProvider = Provider<ServerAPI>()
@@ -54,18 +60,18 @@ struct UploadReplayTests {
     @Test("a multipart body written to disk is written again for the replay, and both files are removed")
     func diskMultipartReplays() async throws {
         defer { scratch.remove() }
-        let file = try await scratch.file("clip.mov", size: 11 * 1024 * 1024, seed: 15)
+        let file = try await scratch.file("clip.mov", size: 1024 * 1024, seed: 15)
         let parts = [
             MultipartFormBodyPart(provider: .data(Data("Ada".utf8)), name: "owner"),
             MultipartFormBodyPart(
                 provider: .file(file), name: "clip", fileName: "clip.mov", mimeType: "video/quicktime"),
         ]
-        let response = try await scratch.withTransfers {
+        let response = try await scratch.withTransfers(diskThreshold: 64 * 1024) {
             try await provider.request(ServerAPI(server, "api/clips", method: .post, task: .uploadMultipart(parts)))
         }
 
         #expect(response.statusCode == 200)
-        #expect(try response.map(ProtectedEcho.self).bodyLength > 11 * 1024 * 1024)
+        #expect(try response.map(ProtectedEcho.self).bodyLength > 1024 * 1024)
         let counters = try await server.counters()
         #expect(counters.refreshGrants == 1)
         #expect(counters.protected401 == 1)
