@@ -636,6 +636,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._slow_bytes(self._path_int(path[len("/slow-bytes/"):], "byte count"))
         if path == "/upload":
             return self._upload()
+        if path == "/slow-upload":
+            return self._upload(block_delay=max(0, self._int_arg("block_delay_ms", 10)) / 1000)
         if path == "/multipart":
             return self._multipart()
         if path == "/json/big":
@@ -766,7 +768,7 @@ class Handler(BaseHTTPRequestHandler):
                 self._write(pattern_bytes(offset, size))
             offset += size
 
-    def _upload(self) -> None:
+    def _upload(self, block_delay: float = 0) -> None:
         if self.command not in ("POST", "PUT"):
             self._drain_body()
             return self._send_json(405, {"error": "method not allowed"}, [("Allow", "POST, PUT")])
@@ -775,6 +777,8 @@ class Handler(BaseHTTPRequestHandler):
         for block in self._iter_body():
             digest.update(block)
             length += len(block)
+            if block_delay:
+                time.sleep(block_delay)  # /slow-upload: a slow reader keeps an upload in flight
         self._send_json(
             200,
             {"length": length, "sha256": digest.hexdigest(), "content_type": self.headers.get("Content-Type")},
@@ -789,6 +793,8 @@ class Handler(BaseHTTPRequestHandler):
             result = parse_multipart(body, self.headers.get("Content-Type") or "")
         except ValueError as exc:
             return self._send_json(400, {"error": str(exc)})
+        result["args"] = self.args  # uploadCompositeMultipart's URL parameters
+        result["length"] = len(body)
         self._send_json(200, result)
 
     def _fault(self, name: str) -> None:

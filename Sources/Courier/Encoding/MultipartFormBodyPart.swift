@@ -7,21 +7,31 @@ import Foundation
 ///     MultipartFormBodyPart(provider: .data(Data("Ada".utf8)), name: "name"),
 ///     MultipartFormBodyPart(
 ///         provider: .file(photoURL), name: "photo", fileName: "photo.jpg", mimeType: "image/jpeg"),
+///     MultipartFormBodyPart(
+///         provider: .stream(InputStream(url: logURL)!, length: logSize), name: "log", fileName: "app.log"),
 /// ]
 /// let task = RequestTask.uploadMultipart(parts)
 /// ```
+///
+/// Names and file names may hold any characters: quotes and backslashes are escaped, line
+/// breaks and other control characters are percent-encoded, and UTF-8 is sent as it is
+/// (RFC 7578 §4.2). A body of 10 MiB or more is written to a temporary file and uploaded
+/// from disk, never assembled in memory.
 public struct MultipartFormBodyPart: Sendable {
     /// Where a part's bytes come from.
     public enum Provider: Sendable {
         /// Bytes in memory.
         case data(Data)
-        /// A file on disk, read while the body is written (never loaded whole).
+        /// A file on disk, read in blocks while the body is written (never loaded whole).
         case file(URL)
-        /// A stream read once; see ``stream(_:length:)``.
+        /// A stream that can be read once. Create it with ``stream(_:length:)``.
         case inputStream(OneShotInputStream, length: UInt64)
 
-        /// A stream of `length` bytes. A stream can be read only once, so a request with a
-        /// stream part is not replayed after a 401 (the 401 is returned as it is).
+        /// A stream of exactly `length` bytes.
+        ///
+        /// A stream can be read only once, so a request with a stream part is never replayed:
+        /// when ``RefreshableProvider`` gets a 401 for it, the 401 is returned as it is.
+        /// Use ``file(_:)`` for a body that must survive a token refresh.
         public static func stream(_ stream: InputStream, length: UInt64) -> Provider {
             .inputStream(OneShotInputStream(stream), length: length)
         }
@@ -37,41 +47,16 @@ public struct MultipartFormBodyPart: Sendable {
     public let mimeType: String?
 
     /// Creates a part.
+    ///
+    /// - Parameters:
+    ///   - provider: where the bytes come from.
+    ///   - name: the form field name.
+    ///   - fileName: the file name the server sees; `nil` for a plain field.
+    ///   - mimeType: the part's `Content-Type`, such as `"image/jpeg"`; `nil` sends none.
     public init(provider: Provider, name: String, fileName: String? = nil, mimeType: String? = nil) {
         self.provider = provider
         self.name = name
         self.fileName = fileName
         self.mimeType = mimeType
-    }
-}
-
-/// An `InputStream` that can be taken out exactly once, by whoever writes the request body.
-///
-/// `InputStream` is not `Sendable`; this box hands it over across concurrency domains under a
-/// lock, and a second ``take()`` returns `nil`, which is how Courier knows not to replay it.
-public final class OneShotInputStream: @unchecked Sendable {
-    // `lock` guards `stream`, the only mutable field.
-    private let lock = NSLock()
-    private var stream: InputStream?
-
-    /// Wraps `stream`.
-    public init(_ stream: InputStream) {
-        self.stream = stream
-    }
-
-    /// The stream, the first time; `nil` afterwards.
-    public func take() -> InputStream? {
-        lock.lock()
-        defer { lock.unlock() }
-        let taken = stream
-        stream = nil
-        return taken
-    }
-
-    /// Whether the stream has not been taken yet.
-    public var isAvailable: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stream != nil
     }
 }

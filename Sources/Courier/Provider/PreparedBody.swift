@@ -4,48 +4,82 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The body of a real request, ready for the transport: inline data, a file to stream, or a
-/// multipart body written to a temporary file that is removed after the attempt.
+/// The body of a real request, ready for the transport: the request's own body, bytes to
+/// upload from memory, a file to stream from disk, or a multipart body written to a
+/// temporary file that ``cleanUp()`` removes after the attempt.
+///
+/// Built once per attempt, so a request replayed after a 401 writes its multipart body
+/// again (a stream part cannot be read twice, which is why such a request is not replayed).
 struct PreparedBody {
     let request: URLRequest
     let transportBody: TransportRequest.Body
-    private let temporaryFile: URL?
+    /// The multipart body written to disk for this attempt, if any.
+    let temporaryFile: URL?
 
-    init(for task: RequestTask, request: URLRequest) throws(CourierError) {
-        var request = request
+    /// Prepares the body of `task` for `request`.
+    ///
+    /// Multipart bodies are written off the cooperative threads: in memory below
+    /// ``MultipartFormData/memoryThreshold`` (10 MiB), else to a file in
+    /// ``TransferDirectory/current``.
+    ///
+    /// - Throws: ``CourierError/cancelled`` when the task is cancelled meanwhile (no file is
+    ///   left), ``CourierError/underlying(_:_:)`` with a ``MultipartEncodingFailure`` when a
+    ///   file or stream cannot be read.
+    static func prepare(for task: RequestTask, request: URLRequest) async throws(CourierError) -> PreparedBody {
         switch task {
         case .uploadFile(let url):
-            self.init(request: request, body: .file(url), temporaryFile: nil)
+            guard MultipartFormData.regularFileSize(url) != nil,
+                FileManager.default.isReadableFile(atPath: url.path)
+            else {
+                throw .underlying(MultipartEncodingFailure.unreadableFile(url), nil)
+            }
+            var request = request
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                // Raw bytes; without it, libcurl would call a POST body a form.
+                request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+            }
+            return PreparedBody(request: request, transportBody: .file(url), temporaryFile: nil)
         case .uploadMultipart(let parts), .uploadCompositeMultipart(let parts, _):
-            let contentType = request.value(forHTTPHeaderField: "Content-Type")
-            let boundary =
-                MultipartFormData.boundary(fromContentType: contentType)
-                ?? MultipartFormData.randomBoundary()
-            if MultipartFormData.boundary(fromContentType: contentType) == nil {
-                request.setValue(
-                    MultipartFormData.contentType(boundary: boundary), forHTTPHeaderField: "Content-Type")
-            }
-            let length = MultipartFormData.contentLength(of: parts, boundary: boundary)
-            do {
-                if let length, length < MultipartFormData.encodingMemoryThreshold {
-                    request.httpBody = try MultipartFormData.encode(parts, boundary: boundary)
-                    self.init(request: request, body: .inline, temporaryFile: nil)
-                } else {
-                    let file = try MultipartFormData.writeToTemporaryFile(parts, boundary: boundary)
-                    self.init(request: request, body: .file(file), temporaryFile: file)
-                }
-            } catch {
-                throw .underlying(error, nil)
-            }
+            return try await multipart(parts, request: request)
         default:
-            self.init(request: request, body: .inline, temporaryFile: nil)
+            return PreparedBody(request: request, transportBody: .inline, temporaryFile: nil)
         }
     }
 
-    private init(request: URLRequest, body: TransportRequest.Body, temporaryFile: URL?) {
-        self.request = request
-        self.transportBody = body
-        self.temporaryFile = temporaryFile
+    private static func multipart(_ parts: [MultipartFormBodyPart], request: URLRequest) async throws(CourierError)
+        -> PreparedBody
+    {
+        var request = request
+        let contentType = request.value(forHTTPHeaderField: "Content-Type")
+        let boundary: String
+        if let given = MultipartFormData.boundary(fromContentType: contentType) {
+            boundary = given
+        } else {
+            boundary = MultipartFormData.randomBoundary()
+            request.setValue(MultipartFormData.contentType(boundary: boundary), forHTTPHeaderField: "Content-Type")
+        }
+        let length = MultipartFormData.contentLength(of: parts, boundary: boundary)
+        let directory = TransferDirectory.current
+        do {
+            if let length, length < MultipartFormData.memoryThreshold {
+                let data = try await BlockingIO.run { isCancelled in
+                    try MultipartFormData.encode(parts, boundary: boundary, isCancelled: isCancelled)
+                }
+                return PreparedBody(request: request, transportBody: .data(data), temporaryFile: nil)
+            }
+            let file = try await BlockingIO.run { isCancelled in
+                try MultipartFormData.writeToTemporaryFile(
+                    parts, boundary: boundary, in: directory, isCancelled: isCancelled)
+            }
+            let body = PreparedBody(request: request, transportBody: .file(file), temporaryFile: file)
+            if Task.isCancelled {
+                body.cleanUp()
+                throw CancellationError()
+            }
+            return body
+        } catch {
+            throw CourierError(error)
+        }
     }
 
     /// Removes the temporary multipart file, if one was written.

@@ -1,10 +1,24 @@
-/// One step of a transfer's progress; the last one carries the ``Response``.
+/// One step of an upload's or a download's progress; the last one carries the ``Response``.
+///
+/// ```swift
+/// for try await step in provider.requestWithProgress(.upload(photo)) {
+///     if let response = step.response {
+///         print("done:", response.statusCode)
+///     } else {
+///         print("\(Int(step.progress * 100)) %, \(step.completedBytes) of \(step.totalBytes ?? 0) bytes")
+///     }
+/// }
+/// ```
 public struct ProgressResponse: Sendable {
-    /// The fraction done, from 0 to 1. It never goes back, and is 1 on the last element.
+    /// The fraction done, from 0 to 1. It never goes back, also when a request is replayed
+    /// after a token refresh, and it is 1 on the last element only. It stays 0 while the
+    /// total is unknown (a download without `Content-Length`).
     public let progress: Double
-    /// Bytes transferred so far (sent for an upload, received otherwise).
+    /// Bytes transferred so far by the current attempt: sent, for an upload
+    /// (`uploadFile`, `uploadMultipart`…); received, for anything else. A replayed request
+    /// counts again from zero while ``progress`` holds.
     public let completedBytes: Int64
-    /// The total, when the server or the body size says it.
+    /// The total, when the body size or the server's `Content-Length` says it.
     public let totalBytes: Int64?
     /// The response, on the last element only.
     public let response: Response?
@@ -17,14 +31,6 @@ public struct ProgressResponse: Sendable {
         self.response = response
     }
 
-    /// Whether the transfer has finished (the response has arrived).
+    /// Whether the transfer has finished: this is the last element, with the response.
     public var completed: Bool { response != nil }
-}
-
-/// Progress reporting for the request running in the current task.
-///
-/// A task-local, so that the progress forms can go through the overridable
-/// `request(_:)` (and its refresh and replay logic) without a second entry point.
-enum ProgressContext {
-    @TaskLocal static var current: (@Sendable (Int64, Int64?) -> Void)?
 }

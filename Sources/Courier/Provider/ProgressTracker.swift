@@ -2,37 +2,56 @@ import Foundation
 
 /// Turns raw byte counts from the transport into monotonic ``ProgressResponse`` steps.
 ///
-/// A replayed attempt (after a 401) starts again from zero bytes; the fraction reported to
-/// the caller never goes back.
-final class ProgressTracker: @unchecked Sendable {  // `lock` guards `highestFraction`
-    // `lock` guards `highestFraction`, the only mutable field.
+/// The fraction reported never goes back: a replayed attempt (after a 401) starts again from
+/// zero bytes while the fraction holds. 1.0 is reserved for the last step, which carries the
+/// response, and nothing is reported after it. Steps are emitted under the lock, so they
+/// reach `emit` in order even when a transport reports from several threads.
+///
+/// No Foundation `Progress` here: on Linux, setting its `totalUnitCount` from a positive
+/// value back to 0 traps (swift-corelibs-foundation#3263).
+final class ProgressTracker: @unchecked Sendable {
+    // @unchecked: `lock` guards every mutable field (`highestFraction`, `lastCompleted`,
+    // `lastTotal`, `isFinished`); `emit` is only called while holding it.
     private let lock = NSLock()
     private var highestFraction = 0.0
+    private var lastCompleted: Int64?
+    private var lastTotal: Int64?
+    private var isFinished = false
     private let emit: @Sendable (ProgressResponse) -> Void
+
+    /// The highest fraction before the last step.
+    static let ceilingBeforeResponse = 0.999_999
 
     init(emit: @escaping @Sendable (ProgressResponse) -> Void) {
         self.emit = emit
     }
 
-    /// Reports `completed` of `total` bytes.
-    var report: @Sendable (Int64, Int64?) -> Void {
-        { [self] completed, total in
-            let fraction = total.map { $0 > 0 ? min(1, Double(completed) / Double($0)) : 0 } ?? 0
-            lock.lock()
-            // The final 1.0 is reserved for the step that carries the response.
-            let monotonic = min(max(highestFraction, fraction), 0.999_999)
+    /// Reports `completed` of `total` bytes; what the transport calls.
+    var report: ProgressContext.Report {
+        { [self] completed, total in record(completed: completed, total: total) }
+    }
+
+    private func record(completed: Int64, total: Int64?) {
+        let fraction = total.map { $0 > 0 ? min(1, max(0, Double(completed) / Double($0))) : 0 } ?? 0
+        lock.withLock {
+            guard !isFinished else { return }
+            let monotonic = min(max(highestFraction, fraction), Self.ceilingBeforeResponse)
             highestFraction = monotonic
-            lock.unlock()
+            lastCompleted = completed
+            lastTotal = total
             emit(ProgressResponse(progress: monotonic, completedBytes: completed, totalBytes: total))
         }
     }
 
-    /// Reports the end of the transfer, with its response.
+    /// Reports the end of the transfer, with its response: progress 1, and the total (or
+    /// the bytes last reported, or the body's size when nothing was reported).
     func finish(with response: Response) {
-        lock.lock()
-        highestFraction = 1
-        lock.unlock()
-        let bytes = Int64(response.data.count)
-        emit(ProgressResponse(progress: 1, completedBytes: bytes, totalBytes: bytes, response: response))
+        lock.withLock {
+            guard !isFinished else { return }
+            isFinished = true
+            highestFraction = 1
+            let bytes = lastTotal ?? lastCompleted ?? Int64(response.data.count)
+            emit(ProgressResponse(progress: 1, completedBytes: bytes, totalBytes: bytes, response: response))
+        }
     }
 }

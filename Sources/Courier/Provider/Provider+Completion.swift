@@ -38,7 +38,7 @@ extension Provider {
             let result: Result<Response, CourierError>
             if let progress {
                 let tracker = ProgressTracker { step in queue.async { progress(step) } }
-                result = await ProgressContext.$current.withValue(tracker.report) {
+                result = await ProgressContext.$current.withValue(tracker) {
                     await self.result(for: target)
                 }
                 if case .success(let response) = result {
@@ -83,7 +83,7 @@ extension Provider {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: ProgressResponse.self)
         let task = Task {
             let tracker = ProgressTracker { step in continuation.yield(step) }
-            let result = await ProgressContext.$current.withValue(tracker.report) {
+            let result = await ProgressContext.$current.withValue(tracker) {
                 await self.result(for: target)
             }
             switch result {

@@ -93,15 +93,29 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     /// subclasses that wrap it (a subclass that replays a request calls this for each
     /// replay).
     public final func send(_ target: Target) async throws(CourierError) -> Response {
-        guard let retryPolicy else { return try await attempt(target) }
+        guard let tracker = ProgressContext.current else {
+            return try await attempts(target, progress: nil)
+        }
+        // Progress belongs to this request's own transfer: the plugins run without it, so a
+        // request that a plugin makes (or a task it starts) never reports into it.
+        let result: Result<Response, CourierError> = await ProgressContext.$current.withValue(nil) {
+            do throws(CourierError) {
+                return .success(try await self.attempts(target, progress: tracker.report))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// The attempts of one request: the first, and the ``retryPolicy``'s retries.
+    private func attempts(_ target: Target, progress: ProgressContext.Report?) async throws(CourierError)
+        -> Response
+    {
+        guard let retryPolicy else { return try await attempt(target, progress: progress).get() }
         var retries = 0
         while true {
-            let result: Result<Response, CourierError>
-            do {
-                result = .success(try await attempt(target))
-            } catch {
-                result = .failure(error)
-            }
+            let result = await attempt(target, progress: progress)
             guard let delay = retryPolicy.delay(after: result, target: target, retries: retries) else {
                 return try result.get()
             }
@@ -116,13 +130,20 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     }
 
     /// One pass through the pipeline: every plugin hook runs once.
-    private func attempt(_ target: Target) async throws(CourierError) -> Response {
+    private func attempt(_ target: Target, progress: ProgressContext.Report?) async -> Result<
+        Response, CourierError
+    > {
         let endpoint = endpointClosure(target)
-        let prepared = try await prepareRequest(for: endpoint, target: target)
+        let prepared: URLRequest
+        do {
+            prepared = try await prepareRequest(for: endpoint, target: target)
+        } catch {
+            return .failure(error)
+        }
         for plugin in plugins {
             plugin.willSend(prepared, target: target)
         }
-        var result = await perform(prepared, endpoint: endpoint, target: target)
+        var result = await perform(prepared, endpoint: endpoint, target: target, progress: progress)
         if case .success(let response) = result, !target.validationType.accepts(response.statusCode) {
             result = .failure(.statusCode(response))
         }
@@ -132,7 +153,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
         for plugin in plugins {
             result = plugin.process(result, target: target)
         }
-        return try result.get()
+        return result
     }
 
     private func prepareRequest(for endpoint: Endpoint, target: Target) async throws(CourierError)
@@ -151,12 +172,12 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
         return request
     }
 
-    private func perform(_ request: URLRequest, endpoint: Endpoint, target: Target) async -> Result<
-        Response, CourierError
-    > {
+    private func perform(
+        _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressContext.Report?
+    ) async -> Result<Response, CourierError> {
         switch stubClosure(target) {
         case .never:
-            return await sendForReal(request, task: endpoint.task)
+            return await sendForReal(request, task: endpoint.task, progress: progress)
         case .immediate:
             return StubResponder.respond(to: request, endpoint: endpoint)
         case .delayed(let seconds):
@@ -169,12 +190,14 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
         }
     }
 
-    private func sendForReal(_ request: URLRequest, task: RequestTask) async -> Result<
-        Response, CourierError
-    > {
+    /// Sends `request` through the transport. A multipart body written to a temporary file
+    /// for this attempt is removed when the attempt ends, however it ends.
+    private func sendForReal(_ request: URLRequest, task: RequestTask, progress: ProgressContext.Report?) async
+        -> Result<Response, CourierError>
+    {
         let body: PreparedBody
         do {
-            body = try PreparedBody(for: task, request: request)
+            body = try await PreparedBody.prepare(for: task, request: request)
         } catch {
             return .failure(error)
         }
@@ -183,8 +206,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
             let response = try await transport.send(
                 TransportRequest(
                     urlRequest: body.request, body: body.transportBody,
-                    downloadDestination: task.downloadDestination,
-                    progress: ProgressContext.current))
+                    downloadDestination: task.downloadDestination, progress: progress))
             return .success(response)
         } catch {
             return .failure(CourierError(error))

@@ -6,8 +6,13 @@ import Foundation
 
 /// Decides where a downloaded file goes.
 ///
-/// Called once the download has finished, with the temporary file and the server's response.
-/// Return the final location and how to treat what is already there:
+/// Called once a successful (2xx) download is complete, with its temporary file and the
+/// server's response, on a background thread. Return the final location and how to treat
+/// what is already there. When the file cannot be moved there (an existing file without
+/// ``DownloadOptions/removePreviousFile``, a missing folder without
+/// ``DownloadOptions/createIntermediateDirectories``), the request fails and the temporary
+/// file is removed. An error status never reaches the closure: its body comes back as the
+/// response's `data`.
 ///
 /// ```swift
 /// let destination: DownloadDestination = { _, response in

@@ -31,7 +31,8 @@ public enum RequestTask: Sendable {
         urlParameters: [String: any Sendable]
     )
 
-    /// The file at the URL, streamed from disk as the body.
+    /// The file at the URL, streamed from disk as the body (`application/octet-stream`
+    /// unless the target's headers name a `Content-Type`).
     case uploadFile(URL)
 
     /// A `multipart/form-data` body made of the parts.

@@ -21,11 +21,29 @@ public protocol HTTPTransport: Sendable {
 /// Everything a transport needs to send one request.
 public struct TransportRequest: Sendable {
     /// Where the body comes from.
+    ///
+    /// An upload (``data(_:)`` or ``file(_:)``) reports progress in bytes sent; any other
+    /// request reports bytes received, as Moya does.
     public enum Body: Sendable {
         /// The `URLRequest`'s own `httpBody` (or none).
         case inline
-        /// A file streamed from disk.
+        /// Bytes uploaded from memory (a small multipart body).
+        case data(Data)
+        /// A file streamed from disk, never loaded whole.
+        ///
+        /// On Linux, ``URLSessionTransport`` sends it as a stream with
+        /// `Transfer-Encoding: chunked` (swift-corelibs-foundation's file uploads can crash
+        /// the process when they are cancelled); on Apple platforms it is an
+        /// `uploadTask(with:fromFile:)` with a `Content-Length`.
         case file(URL)
+
+        /// Whether the body is an upload, whose progress counts the bytes sent.
+        public var isUpload: Bool {
+            switch self {
+            case .inline: false
+            case .data, .file: true
+            }
+        }
     }
 
     /// The request as every plugin prepared it.
@@ -33,9 +51,14 @@ public struct TransportRequest: Sendable {
     /// Where the body comes from.
     public var body: Body
     /// Where a download goes; `nil` for a request whose body is returned as data.
+    ///
+    /// A transport writes a successful (2xx) body to a temporary file as it arrives, moves
+    /// it where the destination says, and returns a ``Response`` with empty `data` and the
+    /// file's ``Response/fileURL``. Any other status keeps the destination untouched and
+    /// returns the body as `data`. A cancelled or failed download leaves no file anywhere.
     public var downloadDestination: DownloadDestination?
-    /// Called as bytes are sent (uploads) or received, with the bytes so far and the total
-    /// when known.
+    /// Called as bytes are sent (uploads, see ``Body``) or received, with the bytes so far
+    /// and the total when known.
     public var progress: (@Sendable (_ completedBytes: Int64, _ totalBytes: Int64?) -> Void)?
 
     /// Creates a transport request.

@@ -5,50 +5,84 @@ import Foundation
 #endif
 
 /// The session delegate behind ``URLSessionTransport``: collects each task's response and
-/// body, reports progress, places downloads, and applies the header and challenge rules.
-final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {  // `lock` guards `states`
-    /// One in-flight task. Its fields are only touched while holding the delegate's `lock`.
+/// body (or writes a download's body to its temporary file), reports progress, and applies
+/// the header and challenge rules.
+final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {
+    /// One in-flight task. While it is in the delegate's table, its fields are only touched
+    /// while holding the delegate's `lock`; once ``finishState(of:)`` has removed it, only by
+    /// the caller that removed it.
     final class TaskState {
         let request: URLRequest
         let destination: DownloadDestination?
         let progress: (@Sendable (Int64, Int64?) -> Void)?
-        var continuation: CheckedContinuation<Response, any Error>?
+        /// Whether progress counts the bytes sent (an upload) rather than received.
+        let reportsUpload: Bool
+        /// The size of the body to upload, when known; the total for progress when
+        /// `URLSession` does not know it (a streamed body).
+        let uploadSize: Int64?
+        /// The file an upload streams from; a new stream is opened on it when `URLSession`
+        /// asks for the body again.
+        let uploadFile: URL?
+        /// Where a download's temporary file goes.
+        let transferDirectory: URL
+        var continuation: CheckedContinuation<Outcome, any Error>?
         var response: HTTPURLResponse?
         var data = Data()
-        var fileURL: URL?
+        var receivedBytes: Int64 = 0
+        /// The temporary file of a download whose answer is a success.
+        var download: DownloadFile?
+        /// Writing the download failed; the task was cancelled because of it.
         var fileError: (any Error)?
         /// Set when the transport cancelled the task itself to end an HTTP auth challenge.
         var challengeEnded = false
         /// Set when the caller cancelled; a cancellation then always wins.
         var cancelledByCaller = false
 
-        init(
-            request: URLRequest, destination: DownloadDestination?,
-            progress: (@Sendable (Int64, Int64?) -> Void)?
-        ) {
-            self.request = request
-            self.destination = destination
-            self.progress = progress
+        init(_ request: TransportRequest, transferDirectory: URL) {
+            self.request = request.urlRequest
+            self.destination = request.downloadDestination
+            self.progress = request.progress
+            self.reportsUpload = request.body.isUpload
+            switch request.body {
+            case .inline:
+                self.uploadSize = nil
+                self.uploadFile = nil
+            case .data(let data):
+                self.uploadSize = Int64(data.count)
+                self.uploadFile = nil
+            case .file(let url):
+                self.uploadSize = MultipartFormData.regularFileSize(url).map { Int64($0) }
+                self.uploadFile = url
+            }
+            self.transferDirectory = transferDirectory
         }
     }
 
-    // `lock` guards `states` and every field of every `TaskState` in it.
+    /// What a finished task produced: the response and, for a download, its complete
+    /// temporary file, which the caller moves to the destination (or removes).
+    struct Outcome: Sendable {
+        let response: Response
+        let httpResponse: HTTPURLResponse
+        let downloadedFile: URL?
+    }
+
+    // @unchecked Sendable: `lock` guards `states` and every field of every `TaskState` in it.
+    // It is taken briefly, also around writing a download block, which keeps the order of
+    // blocks and the file's life (write, discard) in one place.
     private let lock = NSLock()
     private var states: [Int: TaskState] = [:]
 
     func register(_ state: TaskState, for task: URLSessionTask) {
-        lock.lock()
-        states[task.taskIdentifier] = state
-        lock.unlock()
+        lock.withLock { states[task.taskIdentifier] = state }
     }
 
     /// Ends `task` with `error` before it was started.
     func fail(_ task: URLSessionTask, with error: any Error) {
-        lock.lock()
-        let state = states.removeValue(forKey: task.taskIdentifier)
-        let continuation = state?.continuation
-        state?.continuation = nil
-        lock.unlock()
+        let continuation = lock.withLock { () -> CheckedContinuation<Outcome, any Error>? in
+            let state = states.removeValue(forKey: task.taskIdentifier)
+            defer { state?.continuation = nil }
+            return state?.continuation
+        }
         continuation?.resume(throwing: error)
     }
 
@@ -57,20 +91,24 @@ final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {  // `lo
         withState(task) { $0.cancelledByCaller = true }
     }
 
-    private func withState<T>(_ task: URLSessionTask, _ body: (TaskState) -> T) -> T? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let state = states[task.taskIdentifier] else { return nil }
-        return body(state)
+    /// Runs `body` with `task`'s state under the lock; `nil` when the task is not (or no
+    /// longer) registered.
+    func withState<T>(_ task: URLSessionTask, _ body: (TaskState) -> T) -> T? {
+        lock.withLock {
+            guard let state = states[task.taskIdentifier] else { return nil }
+            return body(state)
+        }
     }
 
-    /// libcurl reports a body cut short of its `Content-Length` as an unknown error (-1);
-    /// call it what it is, a connection lost mid-response, as Apple's URLSession does.
-    static func clarified(_ error: any Error, state: TaskState) -> any Error {
-        guard let urlError = error as? URLError, urlError.code == .unknown, let response = state.response,
-            response.expectedContentLength > Int64(state.data.count)
-        else { return error }
-        return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
+    /// Removes `task`'s state and takes its continuation, once.
+    func finishState(of task: URLSessionTask) -> (TaskState, CheckedContinuation<Outcome, any Error>)? {
+        lock.withLock {
+            guard let state = states.removeValue(forKey: task.taskIdentifier),
+                let continuation = state.continuation
+            else { return nil }
+            state.continuation = nil
+            return (state, continuation)
+        }
     }
 
     /// Whether a redirect from `from` to `to` leaves the origin the credentials were meant for.
@@ -88,135 +126,5 @@ final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {  // `lo
         case "https": return 443
         default: return nil
         }
-    }
-}
-
-extension URLSessionTransportDelegate: URLSessionDataDelegate, URLSessionDownloadDelegate {
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-    ) {
-        withState(dataTask) { state in
-            state.response = response as? HTTPURLResponse
-        }
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let report = withState(dataTask) { state -> (@Sendable (Int64, Int64?) -> Void, Int64, Int64?)? in
-            state.data.append(data)
-            guard let progress = state.progress else { return nil }
-            let expected = dataTask.countOfBytesExpectedToReceive
-            return (progress, Int64(state.data.count), expected > 0 ? expected : nil)
-        }
-        if let (progress, received, expected) = report ?? nil {
-            progress(received, expected)
-        }
-    }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
-        totalBytesSent: Int64, totalBytesExpectedToSend: Int64
-    ) {
-        let progress = withState(task) { $0.progress } ?? nil
-        progress?(totalBytesSent, totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
-    }
-
-    func urlSession(
-        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
-        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
-    ) {
-        let progress = withState(downloadTask) { $0.progress } ?? nil
-        progress?(totalBytesWritten, totalBytesExpectedToWrite > 0 ? totalBytesExpectedToWrite : nil)
-    }
-
-    func urlSession(
-        _ session: URLSession, downloadTask: URLSessionDownloadTask,
-        didFinishDownloadingTo location: URL
-    ) {
-        // The temporary file is deleted when this method returns: move it now.
-        guard let (destination, response) = withState(downloadTask, { ($0.destination, $0.response) })
-        else { return }
-        let httpResponse = response ?? (downloadTask.response as? HTTPURLResponse)
-        var fileURL: URL?
-        var fileError: (any Error)?
-        if let destination, let httpResponse {
-            do {
-                fileURL = try DownloadPlacement.move(location, response: httpResponse, destination: destination)
-            } catch {
-                fileError = error
-            }
-        }
-        withState(downloadTask) { state in
-            state.response = httpResponse
-            state.fileURL = fileURL
-            state.fileError = fileError
-        }
-    }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
-        completionHandler: @escaping (URLRequest?) -> Void
-    ) {
-        var redirected = request
-        if Self.isCrossOrigin(from: response.url ?? task.currentRequest?.url, to: request.url) {
-            redirected.setValue(nil, forHTTPHeaderField: "Authorization")
-        }
-        completionHandler(redirected)
-    }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
-    ) {
-        #if canImport(FoundationNetworking)
-            // swift-corelibs-foundation delivers the 401's headers and body first, then asks
-            // about the challenge — and never completes the task if we let it handle the
-            // challenge by default. Courier sends credentials as headers (plugins), so end the
-            // task here; didCompleteWithError turns it back into the 401 response.
-            let method = challenge.protectionSpace.authenticationMethod
-            let isHTTPChallenge =
-                method == NSURLAuthenticationMethodHTTPBasic || method == NSURLAuthenticationMethodHTTPDigest
-                || method == NSURLAuthenticationMethodDefault
-            if isHTTPChallenge, withState(task, { $0.response != nil }) == true {
-                withState(task) { $0.challengeEnded = true }
-                completionHandler(.cancelAuthenticationChallenge, nil)
-                return
-            }
-        #endif
-        // On Apple platforms the default handling, with no stored credential, completes the
-        // task with the 401 response.
-        completionHandler(.performDefaultHandling, nil)
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        lock.lock()
-        let state = states.removeValue(forKey: task.taskIdentifier)
-        let continuation = state?.continuation
-        state?.continuation = nil
-        lock.unlock()
-        guard let state, let continuation else { return }
-        if let error {
-            let endedByChallenge =
-                state.challengeEnded && !state.cancelledByCaller && (error as? URLError)?.code == .cancelled
-            if !endedByChallenge {
-                continuation.resume(throwing: Self.clarified(error, state: state))
-                return
-            }
-        }
-        if let fileError = state.fileError {
-            continuation.resume(throwing: fileError)
-            return
-        }
-        let httpResponse = state.response ?? (task.response as? HTTPURLResponse)
-        guard let httpResponse else {
-            continuation.resume(throwing: URLError(.badServerResponse))
-            return
-        }
-        continuation.resume(
-            returning: Response(
-                statusCode: httpResponse.statusCode, data: state.data, request: state.request,
-                response: httpResponse, fileURL: state.fileURL))
     }
 }

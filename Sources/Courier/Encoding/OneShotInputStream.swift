@@ -1,0 +1,39 @@
+import Foundation
+
+/// An `InputStream` that can be taken out exactly once, by whoever writes the request body.
+///
+/// You rarely create one yourself: ``MultipartFormBodyPart/Provider/stream(_:length:)``
+/// wraps your stream in it. `InputStream` is not `Sendable`; this box hands it over across
+/// concurrency domains under a lock, and once it is taken (or the stream was opened
+/// elsewhere) ``isAvailable`` is `false`, which is how Courier knows not to replay a request
+/// that carried it.
+public final class OneShotInputStream: @unchecked Sendable {
+    // @unchecked: `lock` guards `stream`, the only mutable field; the stream is handed out
+    // once and never touched here afterwards.
+    private let lock = NSLock()
+    private var stream: InputStream?
+
+    /// Wraps `stream`, which must not have been opened yet.
+    public init(_ stream: InputStream) {
+        self.stream = stream
+    }
+
+    /// The stream, the first time; `nil` afterwards.
+    public func take() -> InputStream? {
+        lock.withLock {
+            let taken = stream
+            stream = nil
+            return taken
+        }
+    }
+
+    /// Whether the stream can still deliver its bytes from the start: it has not been taken,
+    /// and it has not been opened (a stream wrapped again after a first attempt read it is
+    /// not available either).
+    public var isAvailable: Bool {
+        lock.withLock {
+            guard let stream else { return false }
+            return stream.streamStatus == .notOpen
+        }
+    }
+}

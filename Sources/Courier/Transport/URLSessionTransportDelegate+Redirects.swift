@@ -1,0 +1,45 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The header and challenge rules: a cross-origin redirect drops `Authorization`, and an
+/// HTTP auth challenge ends as the 401 response it came with.
+extension URLSessionTransportDelegate: URLSessionTaskDelegate {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        var redirected = request
+        if Self.isCrossOrigin(from: response.url ?? task.currentRequest?.url, to: request.url) {
+            redirected.setValue(nil, forHTTPHeaderField: "Authorization")
+        }
+        completionHandler(redirected)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+            // swift-corelibs-foundation delivers the 401's headers and body first, then asks
+            // about the challenge — and never completes the task if we let it handle the
+            // challenge by default. Courier sends credentials as headers (plugins), so end the
+            // task here; didCompleteWithError turns it back into the 401 response.
+            let method = challenge.protectionSpace.authenticationMethod
+            let isHTTPChallenge =
+                method == NSURLAuthenticationMethodHTTPBasic || method == NSURLAuthenticationMethodHTTPDigest
+                || method == NSURLAuthenticationMethodDefault
+            if isHTTPChallenge, withState(task, { $0.response != nil }) == true {
+                withState(task) { $0.challengeEnded = true }
+                completionHandler(.cancelAuthenticationChallenge, nil)
+                return
+            }
+        #endif
+        // On Apple platforms the default handling, with no stored credential, completes the
+        // task with the 401 response.
+        completionHandler(.performDefaultHandling, nil)
+    }
+}

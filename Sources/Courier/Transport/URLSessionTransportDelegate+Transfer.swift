@@ -1,0 +1,123 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Receiving: the response, the body (in memory, or into a download's temporary file),
+/// progress, and the end of each task.
+extension URLSessionTransportDelegate: URLSessionDataDelegate {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        let disposition = withState(dataTask) { state -> URLSession.ResponseDisposition in
+            let httpResponse = response as? HTTPURLResponse
+            state.response = httpResponse
+            // Only a success goes to the destination; an error body stays in memory, so a
+            // 401 or a 404 page never replaces a good file.
+            guard state.destination != nil, let httpResponse, (200..<300).contains(httpResponse.statusCode)
+            else { return .allow }
+            do {
+                state.download = try DownloadFile(in: state.transferDirectory)
+                return .allow
+            } catch {
+                state.fileError = error
+                return .cancel
+            }
+        }
+        completionHandler(disposition ?? .allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        typealias Report = (progress: @Sendable (Int64, Int64?) -> Void, received: Int64, expected: Int64?)
+        let outcome = withState(dataTask) { state -> (report: Report?, failed: Bool) in
+            if let download = state.download {
+                do {
+                    try download.write(data)
+                } catch {
+                    state.fileError = error
+                    return (nil, true)
+                }
+            } else {
+                state.data.append(data)
+            }
+            state.receivedBytes += Int64(data.count)
+            guard let progress = state.progress, !state.reportsUpload else { return (nil, false) }
+            let expected = dataTask.countOfBytesExpectedToReceive
+            return ((progress, state.receivedBytes, expected > 0 ? expected : nil), false)
+        }
+        if outcome?.failed == true {
+            dataTask.cancel()
+        } else if let report = outcome?.report {
+            report.progress(report.received, report.expected)
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+    ) {
+        let report = withState(task) { state in state.reportsUpload ? (state.progress, state.uploadSize) : nil } ?? nil
+        guard let (progress, uploadSize) = report, let progress else { return }
+        progress(totalBytesSent, totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : uploadSize)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping (InputStream?) -> Void
+    ) {
+        // libcurl rewinds a streamed body when it resends a request (on a new connection,
+        // say): give it the file from the start again.
+        let file = withState(task) { $0.uploadFile } ?? nil
+        completionHandler(file.flatMap { InputStream(url: $0) })
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let (state, continuation) = finishState(of: task) else { return }
+        // The state is out of the table: no other callback can reach it any more.
+        continuation.resume(with: Self.outcome(of: state, task: task, error: error))
+    }
+
+    /// libcurl reports a body cut short of its `Content-Length` as an unknown error (-1);
+    /// call it what it is, a connection lost mid-response, as Apple's URLSession does.
+    static func clarified(_ error: any Error, state: TaskState) -> any Error {
+        guard let urlError = error as? URLError, urlError.code == .unknown, let response = state.response,
+            response.expectedContentLength > state.receivedBytes
+        else { return error }
+        return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
+    }
+
+    private static func outcome(of state: TaskState, task: URLSessionTask, error: (any Error)?) -> Result<
+        Outcome, any Error
+    > {
+        if let error {
+            let endedByChallenge =
+                state.challengeEnded && !state.cancelledByCaller && (error as? URLError)?.code == .cancelled
+            if !endedByChallenge {
+                state.download?.discard()
+                if let fileError = state.fileError, !state.cancelledByCaller {
+                    return .failure(fileError)
+                }
+                return .failure(clarified(error, state: state))
+            }
+        }
+        guard let httpResponse = state.response ?? (task.response as? HTTPURLResponse) else {
+            state.download?.discard()
+            return .failure(URLError(.badServerResponse))
+        }
+        var downloadedFile: URL?
+        if let download = state.download {
+            do {
+                try download.finish()
+                downloadedFile = download.url
+            } catch {
+                download.discard()
+                return .failure(error)
+            }
+        }
+        let response = Response(
+            statusCode: httpResponse.statusCode, data: state.data, request: state.request, response: httpResponse)
+        return .success(Outcome(response: response, httpResponse: httpResponse, downloadedFile: downloadedFile))
+    }
+}

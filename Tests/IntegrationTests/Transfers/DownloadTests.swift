@@ -1,0 +1,144 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+// Serialized: the transfers of one suite run one after another, so the suites together
+// never load this 2-core machine with dozens of uploads at once (timing tests run beside).
+@Suite("Downloads land at their destination", .serialized)
+struct DownloadTests {
+    let server: TestServer
+    let scratch: ScratchDirectory
+    let provider = Provider<ServerAPI>()
+
+    init() async throws {
+        server = try await SharedTransferServer.get()
+        scratch = try ScratchDirectory()
+    }
+
+    private func download(
+        _ path: String, to destination: URL, options: DownloadOptions
+    ) async throws -> Response {
+        try await scratch.withTransfers {
+            try await provider.request(
+                ServerAPI(server, path, task: .downloadDestination { _, _ in (destination, options) }))
+        }
+    }
+
+    @Test("a download of several MiB is byte for byte the server's content, with empty data")
+    func severalMiB() async throws {
+        defer { scratch.remove() }
+        let size = 6 * 1024 * 1024 + 5
+        let destination = scratch.url.appendingPathComponent("deep/down/file.bin")
+        let response = try await download("bytes/\(size)", to: destination, options: [.createIntermediateDirectories])
+        #expect(response.statusCode == 200)
+        #expect(response.data.isEmpty)
+        #expect(response.fileURL == destination)
+        #expect(try await SHA256.hex(fileAt: destination) == SHA256.hex(.serverPattern(count: size)))
+        #expect(try scratch.transferFiles().isEmpty)
+    }
+
+    @Test("the destination closure gets the finished temporary file and the response")
+    func destinationClosureArguments() async throws {
+        defer { scratch.remove() }
+        let seen = ClosureArguments()
+        let destination = scratch.url.appendingPathComponent("named.bin")
+        let response = try await scratch.withTransfers {
+            try await provider.request(
+                ServerAPI(
+                    server, "bytes/1000",
+                    task: .downloadDestination { temporaryURL, response in
+                        seen.record(temporaryURL: temporaryURL, response: response)
+                        return (destination, [])
+                    }))
+        }
+        let (temporaryURL, httpResponse, size) = try #require(seen.value)
+        #expect(
+            temporaryURL.deletingLastPathComponent().standardizedFileURL.path
+                == scratch.transfers.standardizedFileURL.path)
+        #expect(temporaryURL.lastPathComponent.hasPrefix("courier-download-"))
+        #expect(size == 1000, "the temporary file is complete when the closure runs")
+        #expect(httpResponse.statusCode == 200)
+        #expect(httpResponse.value(forHTTPHeaderField: "Content-Length") == "1000")
+        #expect(response.fileURL == destination)
+        #expect(!FileManager.default.fileExists(atPath: temporaryURL.path))
+    }
+
+    @Test("without createIntermediateDirectories a missing folder fails the download and leaves no file")
+    func missingFolder() async throws {
+        defer { scratch.remove() }
+        let destination = scratch.url.appendingPathComponent("absent/file.bin")
+        await #expect(throws: CourierError.self) {
+            try await download("bytes/2000", to: destination, options: [])
+        }
+        #expect(!FileManager.default.fileExists(atPath: destination.deletingLastPathComponent().path))
+        #expect(try scratch.transferFiles().isEmpty)
+    }
+
+    @Test("an existing file is kept unless removePreviousFile says to replace it")
+    func existingFile() async throws {
+        defer { scratch.remove() }
+        let destination = scratch.url.appendingPathComponent("existing.bin")
+        try Data("old".utf8).write(to: destination)
+
+        await #expect(throws: CourierError.self) {
+            try await download("bytes/3000", to: destination, options: [])
+        }
+        #expect(try Data(contentsOf: destination) == Data("old".utf8))
+        #expect(try scratch.transferFiles().isEmpty)
+
+        let response = try await download("bytes/3000", to: destination, options: [.removePreviousFile])
+        #expect(response.fileURL == destination)
+        #expect(try Data(contentsOf: destination) == .serverPattern(count: 3000))
+        #expect(try scratch.transferFiles().isEmpty)
+    }
+
+    @Test("an error status never touches the destination: its body comes back as data")
+    func errorStatus() async throws {
+        defer { scratch.remove() }
+        let destination = scratch.url.appendingPathComponent("page.bin")
+        try Data("good".utf8).write(to: destination)
+        let response = try await download("status/404", to: destination, options: [.removePreviousFile])
+        #expect(response.statusCode == 404)
+        #expect(response.fileURL == nil)
+        #expect(try response.mapJSON() as? [String: Int] == ["status": 404])
+        #expect(try Data(contentsOf: destination) == Data("good".utf8))
+        #expect(try scratch.transferFiles().isEmpty)
+    }
+
+    @Test("downloadParameters encodes its parameters, in the query or in a POST body")
+    func downloadParameters() async throws {
+        defer { scratch.remove() }
+        let destination = scratch.url.appendingPathComponent("echo.json")
+        let response = try await scratch.withTransfers {
+            try await provider.request(
+                ServerAPI(
+                    server, "echo", method: .post,
+                    task: .downloadParameters(parameters: ["q": "a b", "n": 2], encoding: URLEncoding.httpBody) {
+                        _, _ in (destination, [.removePreviousFile])
+                    }))
+        }
+        let echo = try JSONDecoder().decode(Echo.self, from: Data(contentsOf: try #require(response.fileURL)))
+        #expect(echo.method == "POST")
+        #expect(echo.form?["q"] == ["a b"])
+        #expect(echo.form?["n"] == ["2"])
+    }
+}
+
+/// What a destination closure was called with, recorded from the transport's thread.
+final class ClosureArguments: @unchecked Sendable {
+    // @unchecked: `lock` guards `stored`, the only mutable field.
+    private let lock = NSLock()
+    private var stored: (URL, HTTPURLResponse, Int)?
+
+    func record(temporaryURL: URL, response: HTTPURLResponse) {
+        let size = (try? FileManager.default.attributesOfItem(atPath: temporaryURL.path)[.size] as? Int) ?? -1
+        lock.withLock { stored = (temporaryURL, response, size) }
+    }
+
+    var value: (URL, HTTPURLResponse, Int)? { lock.withLock { stored } }
+}
