@@ -28,7 +28,8 @@ import Foundation
 /// made-up 200.
 ///
 /// Every request is recorded, answered or not, as the provider sent it (after every plugin's
-/// `prepare`); a body streamed from a file is read into the recorded request's `httpBody`.
+/// `prepare`); an upload body, from memory or streamed from a file, is put into the recorded
+/// request's `httpBody`.
 /// A download's reply body is written to the download's destination, as a real transfer
 /// would. The transport is safe to use from many tasks at once.
 public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
@@ -186,11 +187,14 @@ public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
         }
     }
 
-    /// The request with a file body read into `httpBody`, so tests can look at it.
+    /// The request with an upload body (in memory or in a file) put into `httpBody`, so tests
+    /// can look at it.
     private static func recordable(_ request: TransportRequest) -> URLRequest {
         var urlRequest = request.urlRequest
-        if case .file(let url) = request.body, let data = try? Data(contentsOf: url) {
-            urlRequest.httpBody = data
+        switch request.body {
+        case .inline: break
+        case .data(let data): urlRequest.httpBody = data
+        case .file(let url): urlRequest.httpBody = try? Data(contentsOf: url)
         }
         return urlRequest
     }

@@ -75,7 +75,7 @@ public final class TestServer: @unchecked Sendable {
     ///     `COURIER_TEST_SERVER_SCRIPT` overrides both.
     /// - Returns: the running server; call ``stop()`` when done (`deinit` does it too).
     /// - Throws: ``TestServerError`` when the script is missing, python3 cannot start, no
-    ///   `PORT <n>` line arrives within 10 seconds, or the server does not answer within
+    ///   `PORT <n>` line arrives within 20 seconds, or the server does not answer within
     ///   5 seconds.
     public static func start(tokenLifetime: TimeInterval? = 3600, file: String = #filePath) async throws -> TestServer {
         let script = try ServerScript.locate(callerFile: file)
@@ -111,7 +111,7 @@ public final class TestServer: @unchecked Sendable {
         log.drain(standardError.fileHandleForReading)
         let port: Int
         do {
-            port = try await PortAnnouncement.read(from: standardOutput.fileHandleForReading, timeout: 10)
+            port = try await PortAnnouncement.read(from: standardOutput.fileHandleForReading, timeout: 20)
         } catch let failure as PortAnnouncement.Failure {
             abandon(process, standardInput: standardInput)
             throw TestServerError.noPortAnnounced(
@@ -163,18 +163,26 @@ public final class TestServer: @unchecked Sendable {
         Self.abandon(process, standardInput: standardInput)
     }
 
-    /// Closes the process's standard input (server.py exits on EOF), sends `SIGTERM`, waits up
-    /// to 2 s, then `SIGKILL`.
+    /// Closes the process's standard input (server.py exits on EOF) and sends `SIGTERM`; a
+    /// background queue waits up to 2 s and then sends `SIGKILL`.
+    ///
+    /// It does not wait itself: tests stop servers from async code, and a blocked cooperative
+    /// thread (there are two on a 2-core machine) would hold up every other test's timers.
     private static func abandon(_ process: Process, standardInput: Pipe) {
         try? standardInput.fileHandleForWriting.close()
         if process.isRunning {
             process.terminate()
         }
-        if !ProcessWaiter.wait(for: process, upTo: 2) {
-            ProcessWaiter.kill(process)
-            _ = ProcessWaiter.wait(for: process, upTo: 2)
+        reaper.async {
+            if !ProcessWaiter.wait(for: process, upTo: 2) {
+                ProcessWaiter.kill(process)
+                _ = ProcessWaiter.wait(for: process, upTo: 2)
+            }
         }
     }
+
+    /// Where stopped servers are waited for.
+    private static let reaper = DispatchQueue(label: "CourierTestServer.reaper", attributes: .concurrent)
 
     /// Whether ``stop()`` was called.
     var hasStopped: Bool {

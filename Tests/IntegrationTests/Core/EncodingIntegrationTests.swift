@@ -14,7 +14,7 @@ struct EncodingIntegrationTests {
     let provider = Provider<ServerAPI>()
 
     init() async throws {
-        server = try await TestServer.start()
+        server = try await SharedServer.get()
     }
 
     private func echo(

@@ -20,7 +20,7 @@ struct FaultInjectionTests {
     })
 
     init() async throws {
-        server = try await TestServer.start()
+        server = try await SharedServer.get()
     }
 
     /// Runs `body`, failing the test if it takes longer than `limit`.
@@ -130,6 +130,9 @@ struct FaultInjectionTests {
 
     @Test("a connection reset on every attempt spends the retries and ends in a typed error")
     func resetEveryTime() async throws {
+        // Its own server: the test counts every request that reaches it.
+        let server = try await TestServer.start()
+        defer { server.stop() }
         let retrying = Provider<ServerAPI>(retryPolicy: RetryPolicy(maxRetries: 2, baseDelay: 0.01))
         // /fault/reset always resets: the retries are spent and the error is typed.
         await #expect(throws: CourierError.self) {
