@@ -91,6 +91,13 @@ enum TargetsAndTasks {  // sample scaffold
             }
         }
     }
+
+    static func uploadPhoto(with provider: Provider<Store>, id: Int, jpeg: Data) -> any Cancellable {
+        provider.request(
+            .photo(id: id, jpeg: jpeg),
+            progress: { step in print("\(step.completedBytes) of \(step.totalBytes ?? 0) bytes sent") },
+            completion: { result in print(result.map(\.statusCode)) })
+    }
 }  // sample scaffold
 
 extension TargetsAndTasks {
