@@ -23,7 +23,7 @@ import Foundation
 ///
 /// A request that comes after the last response fails loudly with
 /// ``SampleResponseSequence/Exhausted``, naming the target.
-public final class SampleResponseSequence: @unchecked Sendable {
+public final class SampleResponseSequence: @unchecked Sendable {  // `lock` guards `served`
     // @unchecked: `lock` guards `served`, the only mutable field.
 
     /// A request came after every response in the sequence was used.

@@ -32,7 +32,7 @@ import Foundation
 /// request's `httpBody`.
 /// A download's reply body is written to the download's destination, as a real transfer
 /// would. The transport is safe to use from many tasks at once.
-public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
+public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {  // `lock` guards `state`
     // @unchecked: `lock` guards `state`, the only mutable field.
 
     /// Answers a request that no queued or ``always(_:for:)`` reply matched; `nil` leaves it

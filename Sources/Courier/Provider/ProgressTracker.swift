@@ -9,7 +9,7 @@ import Foundation
 ///
 /// No Foundation `Progress` here: on Linux, setting its `totalUnitCount` from a positive
 /// value back to 0 traps (swift-corelibs-foundation#3263).
-final class ProgressTracker: @unchecked Sendable {
+final class ProgressTracker: @unchecked Sendable {  // `lock` guards every mutable field
     // @unchecked: `lock` guards every mutable field (`highestFraction`, `lastCompleted`,
     // `lastTotal`, `isFinished`); `emit` is only called while holding it.
     private let lock = NSLock()

@@ -26,7 +26,7 @@ enum BlockingIO {
 }
 
 /// A flag that one thread sets and another polls.
-private final class CancellationFlag: @unchecked Sendable {
+private final class CancellationFlag: @unchecked Sendable {  // `lock` guards `value`
     // @unchecked: `lock` guards `value`, the only mutable field.
     private let lock = NSLock()
     private var value = false

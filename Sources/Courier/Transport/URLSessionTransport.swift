@@ -103,7 +103,7 @@ public final class URLSessionTransport: HTTPTransport {
             #if canImport(FoundationNetworking)
                 // swift-corelibs-foundation reads a `fromFile` body with DispatchIO and wakes
                 // libcurl when a read completes; a read that completes after the transfer has
-                // ended (a cancelled or failed upload) crashes the process (`try!` on
+                // ended (a cancelled or failed upload) crashes the process (a forced `try` on
                 // curl_easy_pause, error 43). A stream body is read synchronously, as libcurl
                 // asks for it. corelibs cannot tell libcurl a stream's length, so it goes
                 // chunked; a Content-Length beside it would make the request invalid.

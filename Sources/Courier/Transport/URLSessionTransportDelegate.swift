@@ -7,7 +7,7 @@ import Foundation
 /// The session delegate behind ``URLSessionTransport``: collects each task's response and
 /// body (or writes a download's body to its temporary file), reports progress, and applies
 /// the header and challenge rules.
-final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {
+final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {  // `lock` guards `states`
     /// One in-flight task. While it is in the delegate's table, its fields are only touched
     /// while holding the delegate's `lock`; once ``finishState(of:)`` has removed it, only by
     /// the caller that removed it.
