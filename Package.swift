@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CourierPlugins", targets: ["CourierPlugins"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .executable(name: "RefreshDemo", targets: ["RefreshDemo"]),
+        .executable(name: "CourierBenchmarks", targets: ["CourierBenchmarks"]),
     ],
     targets: [
         .target(name: "Courier"),
@@ -27,6 +28,13 @@ let package = Package(
             name: "RefreshDemo",
             dependencies: ["Courier", "CourierTestServer"],
             path: "Examples/RefreshDemo"
+        ),
+        // `swift run -c release CourierBenchmarks` (or scripts/bench, which also starts nginx);
+        // see BENCHMARKS.md. Not part of `swift test`.
+        .executableTarget(
+            name: "CourierBenchmarks",
+            dependencies: ["Courier", "CourierTesting", "CourierTestServer"],
+            path: "Benchmarks/CourierBenchmarks"
         ),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(name: "CourierPluginsTests", dependencies: ["Courier", "CourierPlugins", "CourierTesting"]),

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Runs the chosen scenarios, prints the table and writes the JSON.
+struct Runner {
+    let options: Options
+
+    func run() async throws {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var all = ScenarioResult()
+        all.set("quick", options.quick)
+        all.set("machine_cores", ProcessInfo.processInfo.activeProcessorCount)
+        all.set("date", ISO8601DateFormatter().string(from: Date()))
+        for scenario in options.scenarios {
+            progress("== \(scenario.rawValue)")
+            let scenarioStart = clock.now
+            let result = try await run(scenario)
+            progress("   \(Format.number(scenarioStart.duration(to: clock.now).seconds, 1)) s")
+            all.append(result)
+        }
+        all.set("total_seconds", started.duration(to: clock.now).seconds)
+        print("")
+        print(ResultPrinter.table(all.rows))
+        print("")
+        for note in all.notes { print("- " + note) }
+        if let path = options.jsonPath {
+            try ResultPrinter.write(ResultPrinter.json(all.values), to: path)
+            print("\nJSON written to \(path)")
+        }
+    }
+
+    private func run(_ scenario: Options.Scenario) async throws -> ScenarioResult {
+        let quick = options.quick
+        switch scenario {
+        case .pipeline:
+            return try await PipelineScenario(requestsPerRound: quick ? 10_000 : 40_000, rounds: quick ? 7 : 15).run()
+        default:
+            return ScenarioResult()
+        }
+    }
+}
+
+/// Prints a progress line to standard error, so standard output holds only the results.
+func progress(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
