@@ -15,6 +15,9 @@ enum CourierBenchmarks {
             print(Options.usage)
             exit(message.isEmpty ? 0 : 2)
         }
+        if let (variant, count) = options.spin {
+            exit(await PipelineScenario.spin(variant, count: count))
+        }
         if let child = options.child {
             exit(await ChildMeasurement.run(child, quick: options.quick))
         }

@@ -13,6 +13,9 @@ struct Options: Sendable {
     var scenarios: [Scenario] = Scenario.allCases
     /// Internal: run one measurement in this (child) process and print its result.
     var child: String?
+    /// For profilers (`perf stat`, callgrind): run one pipeline variant this many times and
+    /// nothing else.
+    var spin: (variant: String, count: Int)?
 
     static let usage = """
         usage: CourierBenchmarks [--quick] [--json FILE] [--nginx-port PORT] [--only NAME,…]
@@ -25,6 +28,8 @@ struct Options: Sendable {
           --only NAMES       run only these scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ", "))
 
         The usual way to run everything: scripts/bench [--quick] [--json FILE]
+
+        For profilers: --spin floor|pipeline|stub COUNT runs only that loop, COUNT times.
         """
 
     struct Invalid: Error, CustomStringConvertible {
@@ -58,6 +63,11 @@ struct Options: Sendable {
                     return scenario
                 }
             case "--child": options.child = try value(for: argument)
+            case "--spin":
+                let variant = try value(for: argument)
+                let text = try value(for: argument)
+                guard let count = Int(text) else { throw Invalid(description: "--spin needs a count: \(text)") }
+                options.spin = (variant, count)
             case "--help", "-h": throw Invalid(description: "")
             default: throw Invalid(description: "unknown argument \(argument)")
             }

@@ -16,38 +16,76 @@ struct PipelineScenario {
     static let pipelineTarget = 1.5
     static let stubTarget = 2.0
 
-    func run() async throws -> ScenarioResult {
-        let plugins: [any PluginType] = [NoOpPlugin(), NoOpPlugin(), NoOpPlugin()]
-        let transportProvider = Provider<PipelineAPI>(
+    static let plugins: [any PluginType] = [NoOpPlugin(), NoOpPlugin(), NoOpPlugin()]
+
+    /// The provider measured: an in-memory transport that answers at once with a prebuilt
+    /// response, and three no-op plugins.
+    static func makeTransportProvider() -> Provider<PipelineAPI> {
+        Provider<PipelineAPI>(
             transport: ImmediateTransport(statusCode: 200, data: smallJSONBody, headers: ["Content-Type": "application/json"]),
             plugins: plugins)
-        let stubProvider = Provider<PipelineAPI>(stubClosure: Provider.immediatelyStub, plugins: plugins)
+    }
+
+    /// The same through the stub path.
+    static func makeStubProvider() -> Provider<PipelineAPI> {
+        Provider<PipelineAPI>(stubClosure: Provider.immediatelyStub, plugins: plugins)
+    }
+
+    /// Runs one loop `count` times and nothing else, for `perf stat` or callgrind.
+    static func spin(_ variant: String, count: Int) async -> Int32 {
+        let transportProvider = makeTransportProvider()
+        let stubProvider = makeStubProvider()
+        do {
+            switch variant {
+            case "floor": _ = Timing.perCall(count) { buildFloorRequest() }
+            case "pipeline":
+                _ = try await Timing.perCall(count) { try await transportProvider.request(.item).statusCode }
+            case "stub":
+                _ = try await Timing.perCall(count) { try await stubProvider.request(.item).statusCode }
+            default:
+                progress("unknown variant \(variant): floor, pipeline or stub")
+                return 2
+            }
+        } catch {
+            progress("error: \(error)")
+            return 1
+        }
+        return 0
+    }
+
+    func run() async throws -> ScenarioResult {
+        let transportProvider = Self.makeTransportProvider()
+        let stubProvider = Self.makeStubProvider()
         let count = requestsPerRound
 
-        let variants: [Interleaved.Variant] = [
-            .init(name: "floor") { Timing.microsecondsPerCall(count) { Self.buildFloorRequest() } },
+        let variants: [Interleaved.Variant<PerCall>] = [
+            .init(name: "floor") { Timing.perCall(count) { Self.buildFloorRequest() } },
             .init(name: "pipeline") {
-                try await Timing.microsecondsPerCall(count) { try await transportProvider.request(.item).statusCode }
+                try await Timing.perCall(count) { try await transportProvider.request(.item).statusCode }
             },
             .init(name: "stub") {
-                try await Timing.microsecondsPerCall(count) { try await stubProvider.request(.item).statusCode }
+                try await Timing.perCall(count) { try await stubProvider.request(.item).statusCode }
             },
-            .init(name: "response") { Timing.microsecondsPerCall(count) { Self.buildResponse() } },
-            .init(name: "decode") { try Timing.microsecondsPerCall(count) { try Self.decodeBody() } },
-            .init(name: "task") { await Timing.microsecondsPerCall(count / 4) { await Self.createAndAwaitTask() } },
+            .init(name: "response") { Timing.perCall(count) { Self.buildResponse() } },
+            .init(name: "decode") { try Timing.perCall(count) { try Self.decodeBody() } },
+            .init(name: "task") { await Timing.perCall(count / 4) { await Self.createAndAwaitTask() } },
         ]
         // Warm-up: caches, lazy Foundation state, the allocator.
         for variant in variants { _ = try await variant.round() }
         let samples = try await Interleaved.run(rounds: rounds, variants)
+        // CPU time of the measuring thread where valid (see PerCall), wall clock otherwise.
+        let cpuValid = samples.values.allSatisfy { $0.allSatisfy { $0.cpu != nil } }
+        func best(_ name: String) -> [Double] { samples[name]!.map { cpuValid ? $0.best : $0.wall } }
+        func wall(_ name: String) -> [Double] { samples[name]!.map(\.wall) }
 
-        let floor = Summary(samples["floor"]!)
-        let pipeline = Summary(samples["pipeline"]!)
-        let stub = Summary(samples["stub"]!)
-        let pipelineRatio = Summary.ratios(samples["pipeline"]!, samples["floor"]!)
-        let stubRatio = Summary.ratios(samples["stub"]!, samples["floor"]!)
-        let response = Summary(samples["response"]!)
-        let decode = Summary(samples["decode"]!)
-        let task = Summary(samples["task"]!)
+        let floor = Summary(best("floor"))
+        let pipeline = Summary(best("pipeline"))
+        let stub = Summary(best("stub"))
+        let pipelineRatio = Summary.ratios(best("pipeline"), best("floor"))
+        let stubRatio = Summary.ratios(best("stub"), best("floor"))
+        let response = Summary(best("response"))
+        let decode = Summary(best("decode"))
+        let task = Summary(wall("task"))
 
         var result = ScenarioResult()
         result.set("pipeline_us_per_request", pipeline)
@@ -55,9 +93,15 @@ struct PipelineScenario {
         result.set("pipeline_floor_us", floor)
         result.set("pipeline_floor_ratio", pipelineRatio)
         result.set("stub_floor_ratio", stubRatio)
+        result.set("pipeline_clock", cpuValid ? "thread_cpu" : "wall")
+        result.set("pipeline_wall_us_per_request", Summary(wall("pipeline")))
+        result.set("stub_wall_us_per_request", Summary(wall("stub")))
+        result.set("pipeline_floor_wall_us", Summary(wall("floor")))
+        result.set("pipeline_floor_wall_ratio", Summary.ratios(wall("pipeline"), wall("floor")))
+        result.set("stub_floor_wall_ratio", Summary.ratios(wall("stub"), wall("floor")))
         result.set("reference_http_url_response_us", response)
         result.set("reference_json_decode_55_bytes_us", decode)
-        result.set("reference_task_create_await_us", task)
+        result.set("reference_task_create_await_wall_us", task)
         result.set("pipeline_requests_per_round", count)
         result.set("pipeline_rounds", rounds)
 
@@ -76,11 +120,14 @@ struct PipelineScenario {
                 target: "≤ \(Self.stubTarget)×", verdict: stubRatio.median <= Self.stubTarget ? .met : .missed),
             Row(scenario: scenario, metric: "reference: HTTPURLResponse init", measured: response.formatted(2, unit: "µs")),
             Row(scenario: scenario, metric: "reference: JSONDecoder, 55-byte object", measured: decode.formatted(2, unit: "µs")),
-            Row(scenario: scenario, metric: "reference: create and await a Task", measured: task.formatted(2, unit: "µs")),
+            Row(scenario: scenario, metric: "reference: create and await a Task (wall)", measured: task.formatted(2, unit: "µs")),
         ]
         result.notes.append(
             "Pipeline: \(rounds) interleaved rounds of \(Format.integer(count)) sequential requests per variant, "
-                + "awaited one after the other in one task.")
+                + "awaited one after the other in one task; "
+                + (cpuValid
+                    ? "µs are the measuring thread's CPU time (wall-clock figures are in the JSON)."
+                    : "µs are wall-clock time (a loop changed threads, so CPU time was not usable)."))
         return result
     }
 
