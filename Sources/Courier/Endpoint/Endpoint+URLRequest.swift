@@ -16,7 +16,7 @@ extension Endpoint {
     ///   ``CourierError/parameterEncoding(_:)`` or ``CourierError/encodableMapping(_:)``
     ///   when the task cannot be encoded.
     public func urlRequest() throws(CourierError) -> URLRequest {
-        guard let requestURL = URL(string: url), requestURL.scheme != nil else {
+        guard let requestURL = parsedURL ?? URL(string: url), requestURL.scheme != nil else {
             throw .requestMapping(url)
         }
         var request = URLRequest(url: requestURL)
