@@ -19,7 +19,7 @@ enum CourierBenchmarks {
             exit(await PipelineScenario.spin(variant, count: count))
         }
         if let child = options.child {
-            exit(await ChildMeasurement.run(child, quick: options.quick))
+            exit(await ChildMeasurement.run(child, count: options.childCount, quick: options.quick))
         }
         do {
             try await Runner(options: options).run()

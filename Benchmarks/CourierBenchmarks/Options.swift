@@ -13,6 +13,8 @@ struct Options: Sendable {
     var scenarios: [Scenario] = Scenario.allCases
     /// Internal: run one measurement in this (child) process and print its result.
     var child: String?
+    /// Internal: how many requests the child measurement queues.
+    var childCount = 10_000
     /// For profilers (`perf stat`, callgrind): run one pipeline variant this many times and
     /// nothing else.
     var spin: (variant: String, count: Int)?
@@ -63,6 +65,10 @@ struct Options: Sendable {
                     return scenario
                 }
             case "--child": options.child = try value(for: argument)
+            case "--child-count":
+                let text = try value(for: argument)
+                guard let count = Int(text), count > 0 else { throw Invalid(description: "--child-count: \(text)") }
+                options.childCount = count
             case "--spin":
                 let variant = try value(for: argument)
                 let text = try value(for: argument)

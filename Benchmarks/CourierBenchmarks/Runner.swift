@@ -34,6 +34,26 @@ struct Runner {
         switch scenario {
         case .pipeline:
             return try await PipelineScenario(requestsPerRound: quick ? 10_000 : 40_000, rounds: quick ? 7 : 15).run()
+        case .loopback:
+            guard let port = options.nginxPort else {
+                var skipped = ScenarioResult()
+                skipped.rows = [
+                    Row(
+                        scenario: "Loopback (nginx)", metric: "skipped: no nginx port",
+                        measured: "run scripts/bench, or pass --nginx-port")
+                ]
+                return skipped
+            }
+            return try await LoopbackScenario(
+                port: port, sequentialRequests: quick ? 1_500 : 5_000, concurrentRequests: quick ? 3_000 : 5_000,
+                rounds: quick ? 5 : 10
+            ).run()
+        case .storm:
+            return try await RefreshStormScenario(requests: 1_000, rounds: quick ? 3 : 7).run()
+        case .queue:
+            return try await QueuedMemoryScenario(requests: 10_000, runs: quick ? 1 : 3).run()
+        case .upload:
+            return ScenarioResult()
         default:
             return ScenarioResult()
         }

@@ -1,0 +1,195 @@
+import Courier
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Loopback throughput: `Provider` against raw `URLSession.data(for:)`, both fetching a small
+/// JSON document from a local nginx, sequentially and with 32 requests in flight.
+///
+/// The raw client gets Courier's session configuration (no `URLCache`), so the ratio is the
+/// cost of Courier itself; a second raw client with `URLSessionConfiguration.default` shows
+/// what that default is worth.
+struct LoopbackScenario {
+    let port: Int
+    /// Requests per client in all, sequentially.
+    let sequentialRequests: Int
+    /// Requests per client in all, 32 in flight.
+    let concurrentRequests: Int
+    let rounds: Int
+    let inFlight = 32
+
+    static let target = 0.97
+
+    func run() async throws -> ScenarioResult {
+        let base = URL(string: "http://127.0.0.1:\(port)")!
+        let provider = Provider<LoopbackAPI>()
+        let target = LoopbackAPI(baseURL: base)
+        let raw = RawClient(configuration: URLSessionTransport.defaultConfiguration(), url: base.appendingPathComponent("small.json"))
+        let rawDefault = RawClient(configuration: .default, url: base.appendingPathComponent("small.json"))
+        let failures = FailureCount()
+        let expectedLength = smallJSONBody.count
+
+        let courierOnce: @Sendable () async -> Void = {
+            do {
+                let response = try await provider.request(target)
+                if response.statusCode != 200 || response.data.count != expectedLength { failures.add() }
+            } catch {
+                failures.add()
+            }
+        }
+        let rawOnce: @Sendable () async -> Void = { await raw.fetch(expecting: expectedLength, failures: failures) }
+        let rawDefaultOnce: @Sendable () async -> Void = {
+            await rawDefault.fetch(expecting: expectedLength, failures: failures)
+        }
+
+        // Warm-up: connections, lazy state of both stacks.
+        for client in [courierOnce, rawOnce, rawDefaultOnce] {
+            try await Self.runConcurrent(total: 500, width: inFlight, client)
+            for _ in 0..<200 { await client() }
+        }
+
+        let sequentialPerRound = max(1, sequentialRequests / rounds)
+        let concurrentPerRound = max(1, concurrentRequests / rounds)
+        let width = inFlight
+        func sequential(_ client: @escaping @Sendable () async -> Void) -> Interleaved.Variant<Double> {
+            .init(name: "") { await Timing.seconds { for _ in 0..<sequentialPerRound { await client() } } }
+        }
+        func concurrent(_ client: @escaping @Sendable () async -> Void) -> Interleaved.Variant<Double> {
+            .init(name: "") { try await Timing.seconds { try await Self.runConcurrent(total: concurrentPerRound, width: width, client) } }
+        }
+        func named(_ name: String, _ variant: Interleaved.Variant<Double>) -> Interleaved.Variant<Double> {
+            .init(name: name, round: variant.round)
+        }
+        let samples = try await Interleaved.run(
+            rounds: rounds,
+            [
+                named("courier-seq", sequential(courierOnce)), named("raw-seq", sequential(rawOnce)),
+                named("default-seq", sequential(rawDefaultOnce)),
+                named("courier-conc", concurrent(courierOnce)), named("raw-conc", concurrent(rawOnce)),
+                named("default-conc", concurrent(rawDefaultOnce)),
+            ])
+
+        func throughput(_ name: String, _ perRound: Int) -> Summary {
+            Summary(samples[name]!.map { Double(perRound) / $0 })
+        }
+        // Courier / raw throughput, round by round = raw time / Courier time.
+        let sequentialRatio = Summary.ratios(samples["raw-seq"]!, samples["courier-seq"]!)
+        let concurrentRatio = Summary.ratios(samples["raw-conc"]!, samples["courier-conc"]!)
+        let sequentialCacheGain = Summary.ratios(samples["default-seq"]!, samples["raw-seq"]!)
+        let concurrentCacheGain = Summary.ratios(samples["default-conc"]!, samples["raw-conc"]!)
+        let courierSeq = throughput("courier-seq", sequentialPerRound)
+        let rawSeq = throughput("raw-seq", sequentialPerRound)
+        let defaultSeq = throughput("default-seq", sequentialPerRound)
+        let courierConc = throughput("courier-conc", concurrentPerRound)
+        let rawConc = throughput("raw-conc", concurrentPerRound)
+        let defaultConc = throughput("default-conc", concurrentPerRound)
+        let rawSeqLatency = Summary(samples["raw-seq"]!.map { $0 / Double(sequentialPerRound) * 1e6 })
+        let courierSeqLatency = Summary(samples["courier-seq"]!.map { $0 / Double(sequentialPerRound) * 1e6 })
+        let overheadPerRequest = Summary(
+            zip(samples["courier-seq"]!, samples["raw-seq"]!).map { ($0 - $1) / Double(sequentialPerRound) * 1e6 })
+
+        var result = ScenarioResult()
+        result.set("loopback_sequential_ratio", sequentialRatio)
+        result.set("loopback_concurrent_ratio", concurrentRatio)
+        result.set("loopback_sequential_courier_rps", courierSeq)
+        result.set("loopback_sequential_raw_rps", rawSeq)
+        result.set("loopback_sequential_raw_default_config_rps", defaultSeq)
+        result.set("loopback_concurrent_courier_rps", courierConc)
+        result.set("loopback_concurrent_raw_rps", rawConc)
+        result.set("loopback_concurrent_raw_default_config_rps", defaultConc)
+        result.set("loopback_sequential_raw_us_per_request", rawSeqLatency)
+        result.set("loopback_sequential_courier_us_per_request", courierSeqLatency)
+        result.set("loopback_sequential_overhead_us_per_request", overheadPerRequest)
+        result.set("loopback_no_cache_gain_sequential", sequentialCacheGain)
+        result.set("loopback_no_cache_gain_concurrent", concurrentCacheGain)
+        result.set("loopback_requests_sequential", sequentialPerRound * rounds)
+        result.set("loopback_requests_concurrent", concurrentPerRound * rounds)
+        result.set("loopback_in_flight", inFlight)
+        result.set("loopback_rounds", rounds)
+        result.set("loopback_failures", failures.value)
+
+        let scenario = "Loopback (nginx)"
+        let seqCount = Format.integer(sequentialPerRound * rounds)
+        let concCount = Format.integer(concurrentPerRound * rounds)
+        result.rows = [
+            Row(scenario: scenario, metric: "raw URLSession, sequential (\(seqCount))", measured: rawSeq.formatted(0, unit: "req/s")),
+            Row(scenario: scenario, metric: "Courier Provider, sequential", measured: courierSeq.formatted(0, unit: "req/s")),
+            Row(
+                scenario: scenario, metric: "  Courier / raw", measured: sequentialRatio.formatted(3),
+                target: "≥ \(Self.target)", verdict: sequentialRatio.median >= Self.target ? .met : .missed),
+            Row(scenario: scenario, metric: "  Courier − raw per request", measured: overheadPerRequest.formatted(1, unit: "µs")),
+            Row(
+                scenario: scenario, metric: "raw URLSession, \(inFlight) in flight (\(concCount))",
+                measured: rawConc.formatted(0, unit: "req/s")),
+            Row(scenario: scenario, metric: "Courier Provider, \(inFlight) in flight", measured: courierConc.formatted(0, unit: "req/s")),
+            Row(
+                scenario: scenario, metric: "  Courier / raw", measured: concurrentRatio.formatted(3),
+                target: "≥ \(Self.target)", verdict: concurrentRatio.median >= Self.target ? .met : .missed),
+            Row(
+                scenario: scenario, metric: "no URLCache vs .default config, sequential",
+                measured: sequentialCacheGain.formatted(2, unit: "×")),
+            Row(
+                scenario: scenario, metric: "no URLCache vs .default config, \(inFlight) in flight",
+                measured: concurrentCacheGain.formatted(2, unit: "×")),
+        ]
+        if failures.value > 0 {
+            result.rows.append(
+                Row(scenario: scenario, metric: "failed requests", measured: Format.integer(failures.value), target: "0", verdict: .missed))
+        }
+        result.notes.append(
+            "Loopback: \(rounds) interleaved rounds; each round \(Format.integer(sequentialPerRound)) sequential and "
+                + "\(Format.integer(concurrentPerRound)) concurrent requests per client; raw = URLSession.data(for:) "
+                + "with Courier's configuration (no URLCache); the .default rows use URLSessionConfiguration.default.")
+        return result
+    }
+
+    /// Runs `total` calls of `body` with `width` of them in flight (`width` tasks, each
+    /// calling it one after the other).
+    static func runConcurrent(total: Int, width: Int, _ body: @escaping @Sendable () async -> Void) async throws {
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<width {
+                let share = total / width + (worker < total % width ? 1 : 0)
+                group.addTask {
+                    for _ in 0..<share { await body() }
+                }
+            }
+        }
+    }
+}
+
+/// A client written directly against `URLSession`: what Courier is compared with.
+struct RawClient: Sendable {
+    let session: URLSession
+    let url: URL
+
+    init(configuration: URLSessionConfiguration, url: URL) {
+        self.session = URLSession(configuration: configuration)
+        self.url = url
+    }
+
+    /// The request any client builds (URL, method, one header), sent with `data(for:)`;
+    /// checks the status and length as Courier's caller would.
+    func fetch(expecting length: Int, failures: FailureCount) async {
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET"
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        do {
+            let (data, response) = try await session.data(for: request)
+            if (response as? HTTPURLResponse)?.statusCode != 200 || data.count != length { failures.add() }
+        } catch {
+            failures.add()
+        }
+    }
+}
+
+/// A thread-safe counter of failed requests.
+final class FailureCount: @unchecked Sendable {
+    // `lock` guards `count`.
+    private let lock = NSLock()
+    private var count = 0
+
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
