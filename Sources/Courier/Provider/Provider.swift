@@ -88,24 +88,15 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     /// replays a request calls this for each attempt).
     public final func send(_ target: Target) async throws(CourierError) -> Response {
         let endpoint = endpointClosure(target)
-        let prepared = try await prepareRequest(for: endpoint, target: target)
-        for plugin in plugins {
-            plugin.willSend(prepared, target: target)
-        }
-        var result = await perform(prepared, endpoint: endpoint, target: target)
-        if case .success(let response) = result, !target.validationType.accepts(response.statusCode) {
-            result = .failure(.statusCode(response))
-        }
-        for plugin in plugins {
-            plugin.didReceive(result, target: target)
-        }
-        for plugin in plugins {
-            result = plugin.process(result, target: target)
-        }
-        return try result.get()
+        // Boxed once for every plugin hook, instead of once per hook and plugin.
+        let erased: any TargetType = target
+        let prepared = try await prepareRequest(for: endpoint, target: erased)
+        notifyWillSend(prepared, target: erased)
+        let result = await perform(prepared, endpoint: endpoint, target: target)
+        return try finish(result, target: target, erased: erased).get()
     }
 
-    private func prepareRequest(for endpoint: Endpoint, target: Target) async throws(CourierError)
+    private func prepareRequest(for endpoint: Endpoint, target: any TargetType) async throws(CourierError)
         -> URLRequest
     {
         var request: URLRequest
@@ -119,6 +110,35 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
         }
         if Task.isCancelled { throw .cancelled }
         return request
+    }
+
+    // The synchronous steps live in functions of their own (not inlined), so their
+    // temporaries stay on the thread's stack instead of enlarging the async frame that every
+    // waiting request keeps alive.
+
+    @inline(never)
+    private func notifyWillSend(_ request: URLRequest, target: any TargetType) {
+        for plugin in plugins {
+            plugin.willSend(request, target: target)
+        }
+    }
+
+    /// Validation, then every plugin's `didReceive` and `process`.
+    @inline(never)
+    private func finish(_ result: Result<Response, CourierError>, target: Target, erased: any TargetType)
+        -> Result<Response, CourierError>
+    {
+        var result = result
+        if case .success(let response) = result, !target.validationType.accepts(response.statusCode) {
+            result = .failure(.statusCode(response))
+        }
+        for plugin in plugins {
+            plugin.didReceive(result, target: erased)
+        }
+        for plugin in plugins {
+            result = plugin.process(result, target: erased)
+        }
+        return result
     }
 
     private func perform(_ request: URLRequest, endpoint: Endpoint, target: Target) async -> Result<
