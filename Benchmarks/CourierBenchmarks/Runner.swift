@@ -52,10 +52,10 @@ struct Runner {
             return try await RefreshStormScenario(requests: 1_000, rounds: quick ? 3 : 7).run()
         case .queue:
             return try await QueuedMemoryScenario(requests: 10_000, runs: quick ? 1 : 3).run()
+        case .soak:
+            return try await SoakScenario(seconds: quick ? 10 : 60, loops: 4).run()
         case .upload:
-            return ScenarioResult()
-        default:
-            return ScenarioResult()
+            return UploadMemoryScenario.notMeasured()
         }
     }
 }

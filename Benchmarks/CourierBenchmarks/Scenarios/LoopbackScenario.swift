@@ -10,7 +10,9 @@ import Foundation
 ///
 /// The raw client gets Courier's session configuration (no `URLCache`), so the ratio is the
 /// cost of Courier itself; a second raw client with `URLSessionConfiguration.default` shows
-/// what that default is worth.
+/// what that default is worth, and a third drives delegate-based tasks the way Courier's
+/// transport must (for its redirect, challenge and cancellation guarantees), to show what
+/// that design costs by itself.
 struct LoopbackScenario {
     let port: Int
     /// Requests per client in all, sequentially.
@@ -28,6 +30,7 @@ struct LoopbackScenario {
         let target = LoopbackAPI(baseURL: base)
         let raw = RawClient(configuration: URLSessionTransport.defaultConfiguration(), url: base.appendingPathComponent("small.json"))
         let rawDefault = RawClient(configuration: .default, url: base.appendingPathComponent("small.json"))
+        let rawDelegate = RawDelegateClient(url: base.appendingPathComponent("small.json"))
         let failures = FailureCount()
         let expectedLength = smallJSONBody.count
 
@@ -43,9 +46,12 @@ struct LoopbackScenario {
         let rawDefaultOnce: @Sendable () async -> Void = {
             await rawDefault.fetch(expecting: expectedLength, failures: failures)
         }
+        let rawDelegateOnce: @Sendable () async -> Void = {
+            await rawDelegate.fetch(expecting: expectedLength, failures: failures)
+        }
 
         // Warm-up: connections, lazy state of both stacks.
-        for client in [courierOnce, rawOnce, rawDefaultOnce] {
+        for client in [courierOnce, rawOnce, rawDefaultOnce, rawDelegateOnce] {
             try await Self.runConcurrent(total: 500, width: inFlight, client)
             for _ in 0..<200 { await client() }
         }
@@ -66,9 +72,9 @@ struct LoopbackScenario {
             rounds: rounds,
             [
                 named("courier-seq", sequential(courierOnce)), named("raw-seq", sequential(rawOnce)),
-                named("default-seq", sequential(rawDefaultOnce)),
+                named("default-seq", sequential(rawDefaultOnce)), named("delegate-seq", sequential(rawDelegateOnce)),
                 named("courier-conc", concurrent(courierOnce)), named("raw-conc", concurrent(rawOnce)),
-                named("default-conc", concurrent(rawDefaultOnce)),
+                named("default-conc", concurrent(rawDefaultOnce)), named("delegate-conc", concurrent(rawDelegateOnce)),
             ])
 
         func throughput(_ name: String, _ perRound: Int) -> Summary {
@@ -77,6 +83,10 @@ struct LoopbackScenario {
         // Courier / raw throughput, round by round = raw time / Courier time.
         let sequentialRatio = Summary.ratios(samples["raw-seq"]!, samples["courier-seq"]!)
         let concurrentRatio = Summary.ratios(samples["raw-conc"]!, samples["courier-conc"]!)
+        let sequentialDelegateRatio = Summary.ratios(samples["raw-seq"]!, samples["delegate-seq"]!)
+        let concurrentDelegateRatio = Summary.ratios(samples["raw-conc"]!, samples["delegate-conc"]!)
+        let sequentialCourierVsDelegate = Summary.ratios(samples["delegate-seq"]!, samples["courier-seq"]!)
+        let concurrentCourierVsDelegate = Summary.ratios(samples["delegate-conc"]!, samples["courier-conc"]!)
         let sequentialCacheGain = Summary.ratios(samples["default-seq"]!, samples["raw-seq"]!)
         let concurrentCacheGain = Summary.ratios(samples["default-conc"]!, samples["raw-conc"]!)
         let courierSeq = throughput("courier-seq", sequentialPerRound)
@@ -102,6 +112,10 @@ struct LoopbackScenario {
         result.set("loopback_sequential_raw_us_per_request", rawSeqLatency)
         result.set("loopback_sequential_courier_us_per_request", courierSeqLatency)
         result.set("loopback_sequential_overhead_us_per_request", overheadPerRequest)
+        result.set("loopback_sequential_raw_delegate_ratio", sequentialDelegateRatio)
+        result.set("loopback_concurrent_raw_delegate_ratio", concurrentDelegateRatio)
+        result.set("loopback_sequential_courier_vs_raw_delegate", sequentialCourierVsDelegate)
+        result.set("loopback_concurrent_courier_vs_raw_delegate", concurrentCourierVsDelegate)
         result.set("loopback_no_cache_gain_sequential", sequentialCacheGain)
         result.set("loopback_no_cache_gain_concurrent", concurrentCacheGain)
         result.set("loopback_requests_sequential", sequentialPerRound * rounds)
@@ -128,6 +142,18 @@ struct LoopbackScenario {
                 scenario: scenario, metric: "  Courier / raw", measured: concurrentRatio.formatted(3),
                 target: "≥ \(Self.target)", verdict: concurrentRatio.median >= Self.target ? .met : .missed),
             Row(
+                scenario: scenario, metric: "raw delegate-based URLSession / raw data(for:), sequential",
+                measured: sequentialDelegateRatio.formatted(3)),
+            Row(
+                scenario: scenario, metric: "raw delegate-based URLSession / raw data(for:), \(inFlight) in flight",
+                measured: concurrentDelegateRatio.formatted(3)),
+            Row(
+                scenario: scenario, metric: "Courier / raw delegate-based URLSession, sequential",
+                measured: sequentialCourierVsDelegate.formatted(3)),
+            Row(
+                scenario: scenario, metric: "Courier / raw delegate-based URLSession, \(inFlight) in flight",
+                measured: concurrentCourierVsDelegate.formatted(3)),
+            Row(
                 scenario: scenario, metric: "no URLCache vs .default config, sequential",
                 measured: sequentialCacheGain.formatted(2, unit: "×")),
             Row(
@@ -141,7 +167,9 @@ struct LoopbackScenario {
         result.notes.append(
             "Loopback: \(rounds) interleaved rounds; each round \(Format.integer(sequentialPerRound)) sequential and "
                 + "\(Format.integer(concurrentPerRound)) concurrent requests per client; raw = URLSession.data(for:) "
-                + "with Courier's configuration (no URLCache); the .default rows use URLSessionConfiguration.default.")
+                + "with Courier's configuration (no URLCache); the .default rows use URLSessionConfiguration.default; "
+                + "\"delegate-based\" = dataTask(with:) + a minimal session delegate on a serial dispatch queue, "
+                + "as Courier's transport.")
         return result
     }
 
@@ -181,6 +209,79 @@ struct RawClient: Sendable {
         } catch {
             failures.add()
         }
+    }
+}
+
+/// A client written directly against `URLSession` with delegate-based tasks, as Courier's
+/// transport drives them: a minimal delegate that collects the response and body and resumes
+/// a continuation, its callbacks on a serial dispatch queue. The difference to ``RawClient``
+/// is the price of that design on swift-corelibs-foundation, whoever pays it.
+final class RawDelegateClient: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // `lock` guards `pending`.
+    private let lock = NSLock()
+    private var pending: [Int: (continuation: CheckedContinuation<(Data, URLResponse?), any Error>, data: Data, response: URLResponse?)] = [:]
+    private let url: URL
+    private var session: URLSession!
+
+    init(url: URL) {
+        self.url = url
+        super.init()
+        let queue = DispatchBackedOperationQueue(label: "CourierBenchmarks.RawDelegateClient")
+        session = URLSession(configuration: URLSessionTransport.defaultConfiguration(), delegate: self, delegateQueue: queue)
+    }
+
+    func fetch(expecting length: Int, failures: FailureCount) async {
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET"
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        do {
+            let (data, response) = try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: request)
+                lock.withLock { pending[task.taskIdentifier] = (continuation, Data(), nil) }
+                task.resume()
+            }
+            if (response as? HTTPURLResponse)?.statusCode != 200 || data.count != length { failures.add() }
+        } catch {
+            failures.add()
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        lock.withLock { pending[dataTask.taskIdentifier]?.response = response }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        lock.withLock { pending[dataTask.taskIdentifier]?.data.append(data) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let entry = lock.withLock({ pending.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if let error {
+            entry.continuation.resume(throwing: error)
+        } else {
+            entry.continuation.resume(returning: (entry.data, entry.response ?? task.response))
+        }
+    }
+}
+
+/// A serial delegate queue whose blocks run on a dispatch queue (what Courier's transport uses
+/// on Linux; see `SerialDelegateQueue`).
+final class DispatchBackedOperationQueue: OperationQueue, @unchecked Sendable {
+    // @unchecked: the only stored property is an immutable DispatchQueue.
+    private let queue: DispatchQueue
+
+    init(label: String) {
+        queue = DispatchQueue(label: label)
+        super.init()
+        maxConcurrentOperationCount = 1
+    }
+
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+        queue.async(execute: block)
     }
 }
 

@@ -57,6 +57,7 @@ struct PipelineScenario {
         let transportProvider = Self.makeTransportProvider()
         let stubProvider = Self.makeStubProvider()
         let count = requestsPerRound
+        let callbackQueue = DispatchQueue(label: "CourierBenchmarks.callbacks")
 
         let variants: [Interleaved.Variant<PerCall>] = [
             .init(name: "floor") { Timing.perCall(count) { Self.buildFloorRequest() } },
@@ -69,12 +70,18 @@ struct PipelineScenario {
             .init(name: "response") { Timing.perCall(count) { Self.buildResponse() } },
             .init(name: "decode") { try Timing.perCall(count) { try Self.decodeBody() } },
             .init(name: "task") { await Timing.perCall(count / 4) { await Self.createAndAwaitTask() } },
+            .init(name: "completion") {
+                await Timing.perCall(count / 4) { await Self.completionForm(transportProvider, queue: callbackQueue) }
+            },
         ]
         // Warm-up: caches, lazy Foundation state, the allocator.
         for variant in variants { _ = try await variant.round() }
         let samples = try await Interleaved.run(rounds: rounds, variants)
         // CPU time of the measuring thread where valid (see PerCall), wall clock otherwise.
-        let cpuValid = samples.values.allSatisfy { $0.allSatisfy { $0.cpu != nil } }
+        // (The Task and completion-handler loops hop threads by design: wall clock only.)
+        let cpuValid = ["floor", "pipeline", "stub", "response", "decode"].allSatisfy { name in
+            samples[name]!.allSatisfy { $0.cpu != nil }
+        }
         func best(_ name: String) -> [Double] { samples[name]!.map { cpuValid ? $0.best : $0.wall } }
         func wall(_ name: String) -> [Double] { samples[name]!.map(\.wall) }
 
@@ -86,6 +93,7 @@ struct PipelineScenario {
         let response = Summary(best("response"))
         let decode = Summary(best("decode"))
         let task = Summary(wall("task"))
+        let completion = Summary(wall("completion"))
 
         var result = ScenarioResult()
         result.set("pipeline_us_per_request", pipeline)
@@ -102,6 +110,7 @@ struct PipelineScenario {
         result.set("reference_http_url_response_us", response)
         result.set("reference_json_decode_55_bytes_us", decode)
         result.set("reference_task_create_await_wall_us", task)
+        result.set("completion_handler_wall_us_per_request", completion)
         result.set("pipeline_requests_per_round", count)
         result.set("pipeline_rounds", rounds)
 
@@ -121,6 +130,9 @@ struct PipelineScenario {
             Row(scenario: scenario, metric: "reference: HTTPURLResponse init", measured: response.formatted(2, unit: "µs")),
             Row(scenario: scenario, metric: "reference: JSONDecoder, 55-byte object", measured: decode.formatted(2, unit: "µs")),
             Row(scenario: scenario, metric: "reference: create and await a Task (wall)", measured: task.formatted(2, unit: "µs")),
+            Row(
+                scenario: scenario, metric: "completion-handler form, callbacks on a serial queue (wall)",
+                measured: completion.formatted(2, unit: "µs")),
         ]
         result.notes.append(
             "Pipeline: \(rounds) interleaved rounds of \(Format.integer(count)) sequential requests per variant, "
@@ -166,5 +178,16 @@ struct PipelineScenario {
     @inline(never)
     static func createAndAwaitTask() async -> Int {
         await Task { 1 }.value
+    }
+
+    /// Moya's form: `request(_:callbackQueue:completion:)` starts a task and calls back on the
+    /// queue; awaited here so that requests run one after the other.
+    @inline(never)
+    static func completionForm(_ provider: Provider<PipelineAPI>, queue: DispatchQueue) async -> Int {
+        await withCheckedContinuation { continuation in
+            provider.request(.item, callbackQueue: queue) { result in
+                continuation.resume(returning: (try? result.get())?.statusCode ?? 0)
+            }
+        }
     }
 }
