@@ -46,7 +46,7 @@ struct Runner {
             }
             return try await LoopbackScenario(
                 port: port, sequentialRequests: quick ? 1_500 : 5_000, concurrentRequests: quick ? 3_000 : 5_000,
-                rounds: quick ? 5 : 10
+                sequentialRounds: quick ? 10 : 25, concurrentRounds: quick ? 5 : 10
             ).run()
         case .storm:
             return try await RefreshStormScenario(requests: 1_000, rounds: quick ? 3 : 7).run()

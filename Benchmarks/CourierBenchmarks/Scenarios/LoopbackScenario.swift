@@ -19,7 +19,11 @@ struct LoopbackScenario {
     let sequentialRequests: Int
     /// Requests per client in all, 32 in flight.
     let concurrentRequests: Int
-    let rounds: Int
+    /// Interleaved rounds of sequential requests (short rounds, many of them: a busy spell
+    /// of the machine then spoils few rounds, and all clients alike).
+    let sequentialRounds: Int
+    /// Interleaved rounds with 32 in flight (longer rounds: each starts 32 workers).
+    let concurrentRounds: Int
     let inFlight = 32
 
     static let target = 0.97
@@ -56,8 +60,8 @@ struct LoopbackScenario {
             for _ in 0..<200 { await client() }
         }
 
-        let sequentialPerRound = max(1, sequentialRequests / rounds)
-        let concurrentPerRound = max(1, concurrentRequests / rounds)
+        let sequentialPerRound = max(1, sequentialRequests / sequentialRounds)
+        let concurrentPerRound = max(1, concurrentRequests / concurrentRounds)
         let width = inFlight
         func sequential(_ client: @escaping @Sendable () async -> Void) -> Interleaved.Variant<Double> {
             .init(name: "") { await Timing.seconds { for _ in 0..<sequentialPerRound { await client() } } }
@@ -68,14 +72,20 @@ struct LoopbackScenario {
         func named(_ name: String, _ variant: Interleaved.Variant<Double>) -> Interleaved.Variant<Double> {
             .init(name: name, round: variant.round)
         }
-        let samples = try await Interleaved.run(
-            rounds: rounds,
+        var samples = try await Interleaved.run(
+            rounds: sequentialRounds,
             [
                 named("courier-seq", sequential(courierOnce)), named("raw-seq", sequential(rawOnce)),
                 named("default-seq", sequential(rawDefaultOnce)), named("delegate-seq", sequential(rawDelegateOnce)),
-                named("courier-conc", concurrent(courierOnce)), named("raw-conc", concurrent(rawOnce)),
-                named("default-conc", concurrent(rawDefaultOnce)), named("delegate-conc", concurrent(rawDelegateOnce)),
             ])
+        samples.merge(
+            try await Interleaved.run(
+                rounds: concurrentRounds,
+                [
+                    named("courier-conc", concurrent(courierOnce)), named("raw-conc", concurrent(rawOnce)),
+                    named("default-conc", concurrent(rawDefaultOnce)), named("delegate-conc", concurrent(rawDelegateOnce)),
+                ])
+        ) { first, _ in first }
 
         func throughput(_ name: String, _ perRound: Int) -> Summary {
             Summary(samples[name]!.map { Double(perRound) / $0 })
@@ -118,15 +128,16 @@ struct LoopbackScenario {
         result.set("loopback_concurrent_courier_vs_raw_delegate", concurrentCourierVsDelegate)
         result.set("loopback_no_cache_gain_sequential", sequentialCacheGain)
         result.set("loopback_no_cache_gain_concurrent", concurrentCacheGain)
-        result.set("loopback_requests_sequential", sequentialPerRound * rounds)
-        result.set("loopback_requests_concurrent", concurrentPerRound * rounds)
+        result.set("loopback_requests_sequential", sequentialPerRound * sequentialRounds)
+        result.set("loopback_requests_concurrent", concurrentPerRound * concurrentRounds)
         result.set("loopback_in_flight", inFlight)
-        result.set("loopback_rounds", rounds)
+        result.set("loopback_rounds_sequential", sequentialRounds)
+        result.set("loopback_rounds_concurrent", concurrentRounds)
         result.set("loopback_failures", failures.value)
 
         let scenario = "Loopback (nginx)"
-        let seqCount = Format.integer(sequentialPerRound * rounds)
-        let concCount = Format.integer(concurrentPerRound * rounds)
+        let seqCount = Format.integer(sequentialPerRound * sequentialRounds)
+        let concCount = Format.integer(concurrentPerRound * concurrentRounds)
         result.rows = [
             Row(scenario: scenario, metric: "raw URLSession, sequential (\(seqCount))", measured: rawSeq.formatted(0, unit: "req/s")),
             Row(scenario: scenario, metric: "Courier Provider, sequential", measured: courierSeq.formatted(0, unit: "req/s")),
@@ -165,8 +176,9 @@ struct LoopbackScenario {
                 Row(scenario: scenario, metric: "failed requests", measured: Format.integer(failures.value), target: "0", verdict: .missed))
         }
         result.notes.append(
-            "Loopback: \(rounds) interleaved rounds; each round \(Format.integer(sequentialPerRound)) sequential and "
-                + "\(Format.integer(concurrentPerRound)) concurrent requests per client; raw = URLSession.data(for:) "
+            "Loopback: \(sequentialRounds) interleaved rounds of \(Format.integer(sequentialPerRound)) sequential "
+                + "requests and \(concurrentRounds) of \(Format.integer(concurrentPerRound)) with \(inFlight) in flight, "
+                + "per client; raw = URLSession.data(for:) "
                 + "with Courier's configuration (no URLCache); the .default rows use URLSessionConfiguration.default; "
                 + "\"delegate-based\" = dataTask(with:) + a minimal session delegate on a serial dispatch queue, "
                 + "as Courier's transport.")
