@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .executable(name: "RefreshDemo", targets: ["RefreshDemo"]),
         .executable(name: "GitHubAPI", targets: ["GitHubAPI"]),
+        .executable(name: "CourierBenchmarks", targets: ["CourierBenchmarks"]),
     ],
     targets: [
         .target(name: "Courier"),
@@ -46,6 +47,13 @@ let package = Package(
             path: "Examples/GitHubAPI/GitHubAPI"
         ),
         .testTarget(name: "GitHubAPITests", dependencies: ["Courier", "CourierTesting", "GitHubKit"]),
+        // `swift run -c release CourierBenchmarks` (or scripts/bench, which also starts nginx);
+        // see BENCHMARKS.md. Not part of `swift test`.
+        .executableTarget(
+            name: "CourierBenchmarks",
+            dependencies: ["Courier", "CourierTesting", "CourierTestServer"],
+            path: "Benchmarks/CourierBenchmarks"
+        ),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(name: "CourierPluginsTests", dependencies: ["Courier", "CourierPlugins", "CourierTesting"]),
         .testTarget(name: "CourierTestingTests", dependencies: ["Courier", "CourierTesting"]),

@@ -153,12 +153,28 @@ public actor AuthSession {
     private func wait(_ id: UInt64, _ effects: AuthStateMachine.Effects) async throws(AuthenticationError)
         -> OAuthToken
     {
-        // Fast path: answered at once, nothing else to do, no continuation needed.
-        if effects.persist == nil, effects.events.isEmpty, effects.start == nil, effects.cancel == nil,
-            effects.resume.count == 1, let only = effects.resume.first, only.waiter == id
-        {
-            return try mapped(only.result, operationError: nil).get()
+        if let answer = immediateAnswer(id, effects) {
+            return try answer.get()
         }
+        return try await suspend(id, effects)
+    }
+
+    /// Fast path: the answer when `effects` only resume `id` (nothing else to do, no
+    /// continuation needed); `nil` otherwise. Not inlined, so that its temporaries stay off
+    /// the async frame that every waiting request keeps.
+    @inline(never)
+    private func immediateAnswer(_ id: UInt64, _ effects: AuthStateMachine.Effects)
+        -> Result<OAuthToken, AuthenticationError>?
+    {
+        guard effects.persist == nil, effects.events.isEmpty, effects.start == nil, effects.cancel == nil,
+            effects.resume.count == 1, let only = effects.resume.first, only.waiter == id
+        else { return nil }
+        return mapped(only.result, operationError: nil)
+    }
+
+    private func suspend(_ id: UInt64, _ effects: AuthStateMachine.Effects) async throws(AuthenticationError)
+        -> OAuthToken
+    {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in

@@ -86,12 +86,11 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
             } catch {
                 result = .failure(error)
             }
-            guard replays < refreshPolicy.maxReplays, let rejected = rejectedResponse(in: result, for: target) else {
+            guard let rejectedToken = replayDecision(for: result, target: target, replays: replays) else {
                 return try result.get()
             }
-            guard target.task.isReplayable else { return try result.get() }
             do {
-                _ = try await auth.refresh(rejectingAccessToken: Self.accessToken(sentWith: rejected.request))
+                _ = try await auth.refresh(rejectingAccessToken: rejectedToken)
             } catch {
                 throw CourierError(error)
             }
@@ -104,6 +103,19 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
                 }
             }
         }
+    }
+
+    /// Whether `result` is replayed after a refresh: `nil` if not, else the access token the
+    /// rejected request carried (itself `nil` when it carried none). Not inlined, so that its
+    /// temporaries stay off the async frame that a request waiting for a refresh keeps.
+    @inline(never)
+    private func replayDecision(for result: Result<Response, CourierError>, target: Target, replays: Int)
+        -> String??
+    {
+        guard replays < refreshPolicy.maxReplays, let rejected = rejectedResponse(in: result, for: target),
+            target.task.isReplayable
+        else { return nil }
+        return .some(Self.accessToken(sentWith: rejected.request))
     }
 
     /// The response that says the token was rejected, if `result` is one — only for

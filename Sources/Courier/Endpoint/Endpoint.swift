@@ -26,6 +26,9 @@ public struct Endpoint: Sendable {
     public let task: RequestTask
     /// The headers to send, if any.
     public let httpHeaderFields: [String: String]?
+    /// `url` already parsed, when the endpoint was made from a `URL` (as the default
+    /// mapping does), so ``urlRequest()`` does not parse the string a second time.
+    let parsedURL: URL?
 
     /// Creates an endpoint.
     public init(
@@ -35,7 +38,37 @@ public struct Endpoint: Sendable {
         task: RequestTask,
         httpHeaderFields: [String: String]?
     ) {
+        self.init(
+            url: url, parsedURL: nil, sampleResponseClosure: sampleResponseClosure, method: method, task: task,
+            httpHeaderFields: httpHeaderFields)
+    }
+
+    /// Creates an endpoint for `url`, keeping the parsed URL for ``urlRequest()``.
+    init(
+        url: URL,
+        sampleResponseClosure: @escaping SampleResponseClosure,
+        method: HTTPMethod,
+        task: RequestTask,
+        httpHeaderFields: [String: String]?
+    ) {
+        // A relative URL would be resolved by `absoluteString`: keep only absolute ones, which
+        // parse back to the same URL.
+        self.init(
+            url: url.absoluteString, parsedURL: url.baseURL == nil ? url : nil,
+            sampleResponseClosure: sampleResponseClosure, method: method, task: task,
+            httpHeaderFields: httpHeaderFields)
+    }
+
+    private init(
+        url: String,
+        parsedURL: URL?,
+        sampleResponseClosure: @escaping SampleResponseClosure,
+        method: HTTPMethod,
+        task: RequestTask,
+        httpHeaderFields: [String: String]?
+    ) {
         self.url = url
+        self.parsedURL = parsedURL
         self.sampleResponseClosure = sampleResponseClosure
         self.method = method
         self.task = task
@@ -46,15 +79,15 @@ public struct Endpoint: Sendable {
     /// name.
     public func adding(newHTTPHeaderFields: [String: String]) -> Endpoint {
         Endpoint(
-            url: url, sampleResponseClosure: sampleResponseClosure, method: method, task: task,
-            httpHeaderFields: add(httpHeaderFields: newHTTPHeaderFields))
+            url: url, parsedURL: parsedURL, sampleResponseClosure: sampleResponseClosure, method: method,
+            task: task, httpHeaderFields: add(httpHeaderFields: newHTTPHeaderFields))
     }
 
     /// A copy with `task` instead of this endpoint's task.
     public func replacing(task: RequestTask) -> Endpoint {
         Endpoint(
-            url: url, sampleResponseClosure: sampleResponseClosure, method: method, task: task,
-            httpHeaderFields: httpHeaderFields)
+            url: url, parsedURL: parsedURL, sampleResponseClosure: sampleResponseClosure, method: method,
+            task: task, httpHeaderFields: httpHeaderFields)
     }
 
     private func add(httpHeaderFields headers: [String: String]?) -> [String: String]? {

@@ -12,16 +12,20 @@ extension URL {
 
     static func joining(_ baseURL: URL, path: String) -> URL {
         guard !path.isEmpty else { return baseURL }
-        let escapedPath = path.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? path
-        let trimmedPath = escapedPath.drop { $0 == "/" }
         let base = baseURL.absoluteString
         // Fast path: nothing after the path in the base URL, so plain string joining is
-        // exact and avoids URLComponents (measurably cheaper per request).
-        if !base.contains("?") && !base.contains("#") {
+        // exact and avoids URLComponents. Byte scans, not `String.contains(_:)` or
+        // `hasSuffix(_:)`: with Foundation imported on Linux those go through NSString and
+        // cost more than the URL parse itself.
+        if !base.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+            var escapedPath = escaped(path)
+            let slashes = escapedPath.utf8.prefix { $0 == UInt8(ascii: "/") }.count
+            if slashes > 0 { escapedPath.removeFirst(slashes) }
             let joined =
-                base.hasSuffix("/") ? base + trimmedPath : base + "/" + trimmedPath
+                base.utf8.last == UInt8(ascii: "/") ? base + escapedPath : base + "/" + escapedPath
             return URL(string: joined) ?? baseURL
         }
+        let trimmedPath = escaped(path).drop { $0 == "/" }
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
             return baseURL
         }
@@ -31,9 +35,22 @@ extension URL {
         return components.url ?? baseURL
     }
 
+    /// `path` with every character that cannot stand in a path percent-escaped.
+    private static func escaped(_ path: String) -> String {
+        // Most paths are plain ASCII that needs no escaping: check the bytes against the
+        // very same set first and skip Foundation's escaping (about 1 µs on Linux).
+        if path.utf8.allSatisfy({ $0 < 128 && pathAllowedASCII[Int($0)] }) { return path }
+        return path.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? path
+    }
+
     private static let pathAllowed: CharacterSet = {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: ";")
         return allowed
     }()
+
+    /// `pathAllowed` for the 128 ASCII code points, derived from it so the two always agree.
+    private static let pathAllowedASCII: [Bool] = (0..<128).map { code in
+        pathAllowed.contains(Unicode.Scalar(UInt8(code)))
+    }
 }

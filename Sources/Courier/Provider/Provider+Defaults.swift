@@ -9,7 +9,7 @@ extension Provider {
     /// headers, and a 200 sample response with its ``TargetType/sampleData``.
     public static func defaultEndpointMapping(for target: Target) -> Endpoint {
         Endpoint(
-            url: URL(target: target).absoluteString,
+            url: URL(target: target),
             sampleResponseClosure: { .networkResponse(200, target.sampleData) },
             method: target.method,
             task: target.task,

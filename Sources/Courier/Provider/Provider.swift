@@ -134,29 +134,20 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
         Response, CourierError
     > {
         let endpoint = endpointClosure(target)
+        // Boxed once for every plugin hook, instead of once per hook and plugin.
+        let erased: any TargetType = target
         let prepared: URLRequest
         do {
-            prepared = try await prepareRequest(for: endpoint, target: target)
+            prepared = try await prepareRequest(for: endpoint, target: erased)
         } catch {
             return .failure(error)
         }
-        for plugin in plugins {
-            plugin.willSend(prepared, target: target)
-        }
-        var result = await perform(prepared, endpoint: endpoint, target: target, progress: progress)
-        if case .success(let response) = result, !target.validationType.accepts(response.statusCode) {
-            result = .failure(.statusCode(response))
-        }
-        for plugin in plugins {
-            plugin.didReceive(result, target: target)
-        }
-        for plugin in plugins {
-            result = plugin.process(result, target: target)
-        }
-        return result
+        notifyWillSend(prepared, target: erased)
+        let result = await perform(prepared, endpoint: endpoint, target: target, progress: progress)
+        return finish(result, target: target, erased: erased)
     }
 
-    private func prepareRequest(for endpoint: Endpoint, target: Target) async throws(CourierError)
+    private func prepareRequest(for endpoint: Endpoint, target: any TargetType) async throws(CourierError)
         -> URLRequest
     {
         var request: URLRequest
@@ -170,6 +161,35 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
         }
         if Task.isCancelled { throw .cancelled }
         return request
+    }
+
+    // The synchronous steps live in functions of their own (not inlined), so their
+    // temporaries stay on the thread's stack instead of enlarging the async frame that every
+    // waiting request keeps alive.
+
+    @inline(never)
+    private func notifyWillSend(_ request: URLRequest, target: any TargetType) {
+        for plugin in plugins {
+            plugin.willSend(request, target: target)
+        }
+    }
+
+    /// Validation, then every plugin's `didReceive` and `process`.
+    @inline(never)
+    private func finish(_ result: Result<Response, CourierError>, target: Target, erased: any TargetType)
+        -> Result<Response, CourierError>
+    {
+        var result = result
+        if case .success(let response) = result, !target.validationType.accepts(response.statusCode) {
+            result = .failure(.statusCode(response))
+        }
+        for plugin in plugins {
+            plugin.didReceive(result, target: erased)
+        }
+        for plugin in plugins {
+            result = plugin.process(result, target: erased)
+        }
+        return result
     }
 
     private func perform(

@@ -34,9 +34,13 @@ public final class URLSessionTransport: HTTPTransport {
     /// A transport whose session uses `configuration`.
     public init(configuration: URLSessionConfiguration) {
         let delegate = URLSessionTransportDelegate()
-        let queue = OperationQueue()
-        queue.name = "Courier.URLSessionTransport"
-        queue.maxConcurrentOperationCount = 1
+        #if canImport(FoundationNetworking)
+            let queue: OperationQueue = SerialDelegateQueue(label: "Courier.URLSessionTransport")
+        #else
+            let queue = OperationQueue()
+            queue.name = "Courier.URLSessionTransport"
+            queue.maxConcurrentOperationCount = 1
+        #endif
         self.delegate = delegate
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }

@@ -90,4 +90,32 @@ struct EndpointTests {
         let contentType = try endpoint(task: task).urlRequest().value(forHTTPHeaderField: "Content-Type")
         #expect(contentType?.hasPrefix("multipart/form-data; boundary=") == true)
     }
+
+    @Test(
+        "header fields end up exactly as setValue(_:forHTTPHeaderField:) one by one leaves them",
+        arguments: [
+            [:],
+            ["Accept": "application/json"],
+            ["accept": "application/json", "content-type": "text/plain; charset=utf-8"],
+            ["x-api-key": "k1", "ETag": "\"abc\"", "WWW-Authenticate": "Bearer", "x_custom_1": "v"],
+            ["accept": "a", "ACCEPT": "b", "Accept": "c"],
+            ["X-Folded": "one\r\n two", "X-Plain": "p"],
+            ["X-Bad": "a\nb", "X-Plain": "p"],
+            ["X-Nul": "a\u{0}b"],
+            ["X-Caf\u{e9}": "1", "x-caf\u{c9}": "2"],
+            ["X-Unicode-Value": "caf\u{e9} \u{1F600}", "user-agent": "Courier/1.0 (Linux)"],
+            ["": "empty name", "x": ""],
+        ] as [[String: String]])
+    func headerFieldsMatchSetValue(fields: [String: String]) throws {
+        let endpoint = Endpoint(
+            url: "https://example.com/a", sampleResponseClosure: { .networkResponse(200, Data()) }, method: .get,
+            task: .requestPlain, httpHeaderFields: fields)
+        var expected = URLRequest(url: URL(string: "https://example.com/a")!)
+        for (name, value) in fields {
+            expected.setValue(value, forHTTPHeaderField: name)
+        }
+        let request = try endpoint.urlRequest()
+        #expect(request.allHTTPHeaderFields == expected.allHTTPHeaderFields)
+        #expect(request.httpMethod == "GET")
+    }
 }

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Runs the chosen scenarios, prints the table and writes the JSON.
+struct Runner {
+    let options: Options
+
+    func run() async throws {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var all = ScenarioResult()
+        all.set("quick", options.quick)
+        all.set("machine_cores", ProcessInfo.processInfo.activeProcessorCount)
+        all.set("date", ISO8601DateFormatter().string(from: Date()))
+        for scenario in options.scenarios {
+            progress("== \(scenario.rawValue)")
+            let scenarioStart = clock.now
+            let result = try await run(scenario)
+            progress("   \(Format.number(scenarioStart.duration(to: clock.now).seconds, 1)) s")
+            all.append(result)
+        }
+        all.set("total_seconds", started.duration(to: clock.now).seconds)
+        print("")
+        print(ResultPrinter.table(all.rows))
+        print("")
+        for note in all.notes { print("- " + note) }
+        if let path = options.jsonPath {
+            try ResultPrinter.write(ResultPrinter.json(all.values), to: path)
+            print("\nJSON written to \(path)")
+        }
+    }
+
+    private func run(_ scenario: Options.Scenario) async throws -> ScenarioResult {
+        let quick = options.quick
+        switch scenario {
+        case .pipeline:
+            return try await PipelineScenario(requestsPerRound: quick ? 10_000 : 40_000, rounds: quick ? 7 : 15).run()
+        case .loopback:
+            guard let port = options.nginxPort else {
+                var skipped = ScenarioResult()
+                skipped.rows = [
+                    Row(
+                        scenario: "Loopback (nginx)", metric: "skipped: no nginx port",
+                        measured: "run scripts/bench, or pass --nginx-port")
+                ]
+                return skipped
+            }
+            return try await LoopbackScenario(
+                port: port, sequentialRequests: quick ? 1_500 : 5_000, concurrentRequests: quick ? 3_000 : 5_000,
+                sequentialRounds: quick ? 10 : 25, concurrentRounds: quick ? 5 : 10
+            ).run()
+        case .storm:
+            return try await RefreshStormScenario(requests: 1_000, rounds: quick ? 3 : 7).run()
+        case .queue:
+            return try await QueuedMemoryScenario(requests: 10_000, runs: quick ? 1 : 3).run()
+        case .soak:
+            return try await SoakScenario(seconds: quick ? 10 : 60, loops: 4).run()
+        case .upload:
+            return UploadMemoryScenario.notMeasured()
+        }
+    }
+}
+
+/// Prints a progress line to standard error, so standard output holds only the results.
+func progress(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

@@ -1,0 +1,53 @@
+import Courier
+import CourierTestServer
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A session signed in against the test server, whose refresh closure calls the server's
+/// token endpoint through a plain `Provider` (never the refreshable one), as an app does.
+struct ServerSession {
+    let server: TestServer
+    let session: AuthSession
+    /// Times the refresh closure ran, counted on the client.
+    let refreshCalls: CallCounter
+    let tokenProvider: Provider<TokenAPI>
+
+    static func start(tokenLifetime: TimeInterval, refreshWindow: RefreshWindow? = nil) async throws -> ServerSession {
+        let server = try await TestServer.start(tokenLifetime: tokenLifetime)
+        let tokenProvider = Provider<TokenAPI>()
+        let refreshCalls = CallCounter()
+        let base = server.baseURL
+        let session = AuthSession(
+            store: InMemoryTokenStore(),
+            refresh: { token in
+                refreshCalls.increment()
+                let response = try await tokenProvider.request(TokenAPI(baseURL: base, refreshToken: token.refreshToken ?? ""))
+                return try OAuthToken(response: response)
+            },
+            refreshWindow: refreshWindow)
+        let issued = try await server.issueToken(lifetime: tokenLifetime)
+        try await session.signIn(OAuthToken(tokenResponse: issued, receivedAt: Date()))
+        return ServerSession(server: server, session: session, refreshCalls: refreshCalls, tokenProvider: tokenProvider)
+    }
+}
+
+/// A thread-safe counter.
+final class CallCounter: @unchecked Sendable {
+    // `lock` guards `count`.
+    private let lock = NSLock()
+    private var count = 0
+
+    @discardableResult
+    func increment() -> Int {
+        lock.withLock {
+            count += 1
+            return count
+        }
+    }
+
+    func reset() { lock.withLock { count = 0 } }
+    var value: Int { lock.withLock { count } }
+}
