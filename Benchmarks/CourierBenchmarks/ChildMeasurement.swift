@@ -9,6 +9,7 @@ enum ChildMeasurement {
             switch name {
             case "queue-memory": values = try await QueuedMemoryChild.run(count: count)
             case "task-memory": values = try await QueuedMemoryChild.runFloor(count: count)
+            case "upload-memory": values = try await UploadMemoryChild.run(megabytes: count)
             default:
                 progress("unknown child measurement \(name)")
                 return 2

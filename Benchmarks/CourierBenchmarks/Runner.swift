@@ -55,7 +55,7 @@ struct Runner {
         case .soak:
             return try await SoakScenario(seconds: quick ? 10 : 60, loops: 4).run()
         case .upload:
-            return UploadMemoryScenario.notMeasured()
+            return try await UploadMemoryScenario(megabytes: 100, runs: quick ? 1 : 3).run()
         }
     }
 }
