@@ -11,7 +11,11 @@ struct SoakTests {
         let seconds = ProcessInfo.processInfo.environment["COURIER_SOAK_SECONDS"].flatMap(Double.init) ?? 10
         let report = try await SoakRun(configuration: .init(duration: seconds, workers: 16, rounds: 4)).run()
         print("Soak:", report)
-        #expect(report.started > Int(seconds * 200), "thousands of requests (\(report.started))")
+        // Thousands of requests in a plain run; a sanitizer run (CI) is several times slower
+        // and lowers the bar with COURIER_SOAK_MIN_REQUESTS.
+        let minimum =
+            ProcessInfo.processInfo.environment["COURIER_SOAK_MIN_REQUESTS"].flatMap(Int.init) ?? Int(seconds * 200)
+        #expect(report.started > minimum, "\(report.started) requests")
         #expect(report.completed == report.started)
         #expect(report.duplicateCompletions == 0)
         #expect(report.missingCompletions == 0)
