@@ -51,7 +51,7 @@ let package = Package(
         // see BENCHMARKS.md. Not part of `swift test`.
         .executableTarget(
             name: "CourierBenchmarks",
-            dependencies: ["Courier", "CourierTesting", "CourierTestServer"],
+            dependencies: ["Courier", "CourierTesting", "CourierTestServer", "CourierSoak"],
             path: "Benchmarks/CourierBenchmarks"
         ),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),

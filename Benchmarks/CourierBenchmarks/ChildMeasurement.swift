@@ -10,6 +10,7 @@ enum ChildMeasurement {
             case "queue-memory": values = try await QueuedMemoryChild.run(count: count)
             case "task-memory": values = try await QueuedMemoryChild.runFloor(count: count)
             case "upload-memory": values = try await UploadMemoryChild.run(megabytes: count)
+            case "fault-soak": values = try await FaultSoakChild.run(seconds: count)
             default:
                 progress("unknown child measurement \(name)")
                 return 2

@@ -56,6 +56,8 @@ struct Runner {
             return try await SoakScenario(seconds: quick ? 10 : 60, loops: 4).run()
         case .upload:
             return try await UploadMemoryScenario(megabytes: 100, runs: quick ? 1 : 3).run()
+        case .faultsoak:
+            return try await FaultSoakScenario(seconds: quick ? 12 : 120).run()
         }
     }
 }
