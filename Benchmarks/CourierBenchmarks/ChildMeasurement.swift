@@ -15,8 +15,9 @@ enum ChildMeasurement {
                 progress("unknown child measurement \(name)")
                 return 2
             }
-            print(ResultPrinter.json(values.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.number($0.value)) })
-                .replacingOccurrences(of: "\n", with: " "))
+            print(
+                ResultPrinter.json(values.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.number($0.value)) })
+                    .replacingOccurrences(of: "\n", with: " "))
             return 0
         } catch {
             progress("child \(name) failed: \(error)")
@@ -53,7 +54,8 @@ enum ChildProcess {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw StormFailure(description: "child \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+            throw StormFailure(
+                description: "child \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
         }
         let lastLine = String(decoding: data, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
         guard let object = try JSONSerialization.jsonObject(with: Data(lastLine.utf8)) as? [String: Any] else {

@@ -8,7 +8,8 @@ enum CourierBenchmarks {
     static func main() async {
         let options: Options
         do {
-            options = try Options.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+            options = try Options.parse(
+                Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
         } catch {
             let message = String(describing: error)
             if !message.isEmpty { FileHandle.standardError.write(Data("error: \(message)\n".utf8)) }

@@ -41,7 +41,9 @@ struct Options: Sendable {
     static func parse(_ arguments: [String], environment: [String: String]) throws -> Options {
         var options = Options()
         if let port = environment["COURIER_BENCH_NGINX_PORT"], !port.isEmpty {
-            guard let value = Int(port) else { throw Invalid(description: "COURIER_BENCH_NGINX_PORT is not a number: \(port)") }
+            guard let value = Int(port) else {
+                throw Invalid(description: "COURIER_BENCH_NGINX_PORT is not a number: \(port)")
+            }
             options.nginxPort = value
         }
         var remaining = arguments[...]

@@ -11,11 +11,14 @@ enum ResultPrinter {
             for (index, cell) in line.enumerated() { widths[index] = max(widths[index], cell.count) }
         }
         func render(_ line: [String]) -> String {
-            "| " + line.enumerated().map { index, cell in
-                cell + String(repeating: " ", count: widths[index] - cell.count)
-            }.joined(separator: " | ") + " |"
+            "| "
+                + line.enumerated().map { index, cell in
+                    cell + String(repeating: " ", count: widths[index] - cell.count)
+                }.joined(separator: " | ") + " |"
         }
-        var lines = [render(header), "|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|"]
+        var lines = [
+            render(header), "|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|",
+        ]
         lines += cells.map(render)
         return lines.joined(separator: "\n")
     }

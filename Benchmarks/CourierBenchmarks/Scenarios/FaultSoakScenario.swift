@@ -30,8 +30,10 @@ struct FaultSoakScenario {
         result.rows = [
             Row(
                 scenario: scenario, metric: "requests completed exactly once",
-                measured: "\(Format.integer(completed)) of \(Format.integer(started)), \(duplicates) twice, \(otherErrors) untyped",
-                target: "all, 0, 0", verdict: completed == started && duplicates == 0 && otherErrors == 0 ? .met : .missed),
+                measured:
+                    "\(Format.integer(completed)) of \(Format.integer(started)), \(duplicates) twice, \(otherErrors) untyped",
+                target: "all, 0, 0",
+                verdict: completed == started && duplicates == 0 && otherErrors == 0 ? .met : .missed),
             Row(
                 scenario: scenario, metric: "refreshes / expiries crossed", measured: "\(refreshes) / \(expiries)",
                 target: "equal", verdict: refreshes == expiries ? .met : .missed),

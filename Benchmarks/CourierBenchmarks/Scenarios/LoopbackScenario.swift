@@ -32,7 +32,8 @@ struct LoopbackScenario {
         let base = URL(string: "http://127.0.0.1:\(port)")!
         let provider = Provider<LoopbackAPI>()
         let target = LoopbackAPI(baseURL: base)
-        let raw = RawClient(configuration: URLSessionTransport.defaultConfiguration(), url: base.appendingPathComponent("small.json"))
+        let raw = RawClient(
+            configuration: URLSessionTransport.defaultConfiguration(), url: base.appendingPathComponent("small.json"))
         let rawDefault = RawClient(configuration: .default, url: base.appendingPathComponent("small.json"))
         let rawDelegate = RawDelegateClient(url: base.appendingPathComponent("small.json"))
         let failures = FailureCount()
@@ -67,7 +68,11 @@ struct LoopbackScenario {
             .init(name: "") { await Timing.seconds { for _ in 0..<sequentialPerRound { await client() } } }
         }
         func concurrent(_ client: @escaping @Sendable () async -> Void) -> Interleaved.Variant<Double> {
-            .init(name: "") { try await Timing.seconds { try await Self.runConcurrent(total: concurrentPerRound, width: width, client) } }
+            .init(name: "") {
+                try await Timing.seconds {
+                    try await Self.runConcurrent(total: concurrentPerRound, width: width, client)
+                }
+            }
         }
         func named(_ name: String, _ variant: Interleaved.Variant<Double>) -> Interleaved.Variant<Double> {
             .init(name: name, round: variant.round)
@@ -83,7 +88,8 @@ struct LoopbackScenario {
                 rounds: concurrentRounds,
                 [
                     named("courier-conc", concurrent(courierOnce)), named("raw-conc", concurrent(rawOnce)),
-                    named("default-conc", concurrent(rawDefaultOnce)), named("delegate-conc", concurrent(rawDelegateOnce)),
+                    named("default-conc", concurrent(rawDefaultOnce)),
+                    named("delegate-conc", concurrent(rawDelegateOnce)),
                 ])
         ) { first, _ in first }
 
@@ -139,16 +145,24 @@ struct LoopbackScenario {
         let seqCount = Format.integer(sequentialPerRound * sequentialRounds)
         let concCount = Format.integer(concurrentPerRound * concurrentRounds)
         result.rows = [
-            Row(scenario: scenario, metric: "raw URLSession, sequential (\(seqCount))", measured: rawSeq.formatted(0, unit: "req/s")),
-            Row(scenario: scenario, metric: "Courier Provider, sequential", measured: courierSeq.formatted(0, unit: "req/s")),
+            Row(
+                scenario: scenario, metric: "raw URLSession, sequential (\(seqCount))",
+                measured: rawSeq.formatted(0, unit: "req/s")),
+            Row(
+                scenario: scenario, metric: "Courier Provider, sequential",
+                measured: courierSeq.formatted(0, unit: "req/s")),
             Row(
                 scenario: scenario, metric: "  Courier / raw", measured: sequentialRatio.formatted(3),
                 target: "≥ \(Self.target)", verdict: sequentialRatio.median >= Self.target ? .met : .missed),
-            Row(scenario: scenario, metric: "  Courier − raw per request", measured: overheadPerRequest.formatted(1, unit: "µs")),
+            Row(
+                scenario: scenario, metric: "  Courier − raw per request",
+                measured: overheadPerRequest.formatted(1, unit: "µs")),
             Row(
                 scenario: scenario, metric: "raw URLSession, \(inFlight) in flight (\(concCount))",
                 measured: rawConc.formatted(0, unit: "req/s")),
-            Row(scenario: scenario, metric: "Courier Provider, \(inFlight) in flight", measured: courierConc.formatted(0, unit: "req/s")),
+            Row(
+                scenario: scenario, metric: "Courier Provider, \(inFlight) in flight",
+                measured: courierConc.formatted(0, unit: "req/s")),
             Row(
                 scenario: scenario, metric: "  Courier / raw", measured: concurrentRatio.formatted(3),
                 target: "≥ \(Self.target)", verdict: concurrentRatio.median >= Self.target ? .met : .missed),
@@ -173,7 +187,9 @@ struct LoopbackScenario {
         ]
         if failures.value > 0 {
             result.rows.append(
-                Row(scenario: scenario, metric: "failed requests", measured: Format.integer(failures.value), target: "0", verdict: .missed))
+                Row(
+                    scenario: scenario, metric: "failed requests", measured: Format.integer(failures.value),
+                    target: "0", verdict: .missed))
         }
         result.notes.append(
             "Loopback: \(sequentialRounds) interleaved rounds of \(Format.integer(sequentialPerRound)) sequential "
@@ -231,7 +247,9 @@ struct RawClient: Sendable {
 final class RawDelegateClient: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // `lock` guards `pending`.
     private let lock = NSLock()
-    private var pending: [Int: (continuation: CheckedContinuation<(Data, URLResponse?), any Error>, data: Data, response: URLResponse?)] = [:]
+    private var pending:
+        [Int: (continuation: CheckedContinuation<(Data, URLResponse?), any Error>, data: Data, response: URLResponse?)] =
+            [:]
     private let url: URL
     private var session: URLSession!
 
@@ -239,7 +257,8 @@ final class RawDelegateClient: NSObject, URLSessionDataDelegate, @unchecked Send
         self.url = url
         super.init()
         let queue = DispatchBackedOperationQueue(label: "CourierBenchmarks.RawDelegateClient")
-        session = URLSession(configuration: URLSessionTransport.defaultConfiguration(), delegate: self, delegateQueue: queue)
+        session = URLSession(
+            configuration: URLSessionTransport.defaultConfiguration(), delegate: self, delegateQueue: queue)
     }
 
     func fetch(expecting length: Int, failures: FailureCount) async {

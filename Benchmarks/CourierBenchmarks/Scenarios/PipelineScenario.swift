@@ -22,7 +22,8 @@ struct PipelineScenario {
     /// response, and three no-op plugins.
     static func makeTransportProvider() -> Provider<PipelineAPI> {
         Provider<PipelineAPI>(
-            transport: ImmediateTransport(statusCode: 200, data: smallJSONBody, headers: ["Content-Type": "application/json"]),
+            transport: ImmediateTransport(
+                statusCode: 200, data: smallJSONBody, headers: ["Content-Type": "application/json"]),
             plugins: plugins)
     }
 
@@ -116,20 +117,31 @@ struct PipelineScenario {
 
         let scenario = "Pipeline overhead"
         result.rows = [
-            Row(scenario: scenario, metric: "floor: build URLRequest (URL, method, 1 header)", measured: floor.formatted(2, unit: "µs")),
+            Row(
+                scenario: scenario, metric: "floor: build URLRequest (URL, method, 1 header)",
+                measured: floor.formatted(2, unit: "µs")),
             Row(
                 scenario: scenario, metric: "Provider + in-memory transport, 3 plugins",
                 measured: pipeline.formatted(2, unit: "µs")),
             Row(
                 scenario: scenario, metric: "  ÷ floor", measured: pipelineRatio.formatted(2, unit: "×"),
-                target: "≤ \(Self.pipelineTarget)×", verdict: pipelineRatio.median <= Self.pipelineTarget ? .met : .missed),
-            Row(scenario: scenario, metric: "Provider + immediatelyStub, 3 plugins", measured: stub.formatted(2, unit: "µs")),
+                target: "≤ \(Self.pipelineTarget)×",
+                verdict: pipelineRatio.median <= Self.pipelineTarget ? .met : .missed),
+            Row(
+                scenario: scenario, metric: "Provider + immediatelyStub, 3 plugins",
+                measured: stub.formatted(2, unit: "µs")),
             Row(
                 scenario: scenario, metric: "  ÷ floor", measured: stubRatio.formatted(2, unit: "×"),
                 target: "≤ \(Self.stubTarget)×", verdict: stubRatio.median <= Self.stubTarget ? .met : .missed),
-            Row(scenario: scenario, metric: "reference: HTTPURLResponse init", measured: response.formatted(2, unit: "µs")),
-            Row(scenario: scenario, metric: "reference: JSONDecoder, 55-byte object", measured: decode.formatted(2, unit: "µs")),
-            Row(scenario: scenario, metric: "reference: create and await a Task (wall)", measured: task.formatted(2, unit: "µs")),
+            Row(
+                scenario: scenario, metric: "reference: HTTPURLResponse init",
+                measured: response.formatted(2, unit: "µs")),
+            Row(
+                scenario: scenario, metric: "reference: JSONDecoder, 55-byte object",
+                measured: decode.formatted(2, unit: "µs")),
+            Row(
+                scenario: scenario, metric: "reference: create and await a Task (wall)",
+                measured: task.formatted(2, unit: "µs")),
             Row(
                 scenario: scenario, metric: "completion-handler form, callbacks on a serial queue (wall)",
                 measured: completion.formatted(2, unit: "µs")),

@@ -52,7 +52,8 @@ struct QueuedMemoryScenario {
             Row(scenario: scenario, metric: "  floor: a bare suspended Task", measured: floor.formatted(0, unit: "B")),
             Row(
                 scenario: scenario, metric: "  all completed after 1 refresh",
-                measured: "\(completed.map(Format.integer).joined(separator: ", ")) done; \(refreshes.map(String.init).joined(separator: ", ")) refresh",
+                measured:
+                    "\(completed.map(Format.integer).joined(separator: ", ")) done; \(refreshes.map(String.init).joined(separator: ", ")) refresh",
                 target: "\(Format.integer(requests)); 1", verdict: allDone ? .met : .missed),
         ]
         result.notes.append(
@@ -84,11 +85,13 @@ enum QueuedMemoryChild {
                 try await Task.sleep(nanoseconds: 1_000_000_000)
                 await release.wait()
                 return OAuthToken(
-                    accessToken: "fresh", refreshToken: "r2", expiresAt: Date().addingTimeInterval(3600), issuedAt: Date())
+                    accessToken: "fresh", refreshToken: "r2", expiresAt: Date().addingTimeInterval(3600),
+                    issuedAt: Date())
             },
             refreshWindow: nil, refreshTimeout: 600)
         try await session.signIn(
-            OAuthToken(accessToken: "warm", refreshToken: "r1", expiresAt: Date().addingTimeInterval(3600), issuedAt: Date()))
+            OAuthToken(
+                accessToken: "warm", refreshToken: "r1", expiresAt: Date().addingTimeInterval(3600), issuedAt: Date()))
         let arrivals = CallCounter()
         let provider = RefreshableProvider<SignedAPI>(
             auth: session,
@@ -103,7 +106,9 @@ enum QueuedMemoryChild {
         arrivals.reset()
         // The token expires now: the next request starts the slow refresh, the rest wait.
         try await session.signIn(
-            OAuthToken(accessToken: "old", refreshToken: "r1", expiresAt: Date().addingTimeInterval(-1), issuedAt: Date().addingTimeInterval(-3601)))
+            OAuthToken(
+                accessToken: "old", refreshToken: "r1", expiresAt: Date().addingTimeInterval(-1),
+                issuedAt: Date().addingTimeInterval(-3601)))
         try await Task.sleep(nanoseconds: 200_000_000)
         let before = ProcessMemory.residentBytes() ?? 0
 

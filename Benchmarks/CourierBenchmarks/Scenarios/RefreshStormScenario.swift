@@ -55,7 +55,9 @@ struct RefreshStormScenario {
         var failures = 0
         for round in 0..<rounds {
             let steps: [Step] =
-                round % 2 == 0 ? [.storm, .refresh, .valid, .rejected, .looseStorm] : [.looseStorm, .valid, .rejected, .refresh, .storm]
+                round % 2 == 0
+                ? [.storm, .refresh, .valid, .rejected, .looseStorm]
+                : [.looseStorm, .valid, .rejected, .refresh, .storm]
             for step in steps {
                 switch step {
                 case .looseStorm:
@@ -64,7 +66,8 @@ struct RefreshStormScenario {
                     let outcome = try await Self.batch(count, provider: provider, base: base, probe: probe)
                     let counters = try await server.counters()
                     guard let first401 = outcome.first401, let last = outcome.lastSuccess else {
-                        throw StormFailure(description: "the unsynchronised storm saw no 401 or no success (\(outcome))")
+                        throw StormFailure(
+                            description: "the unsynchronised storm saw no 401 or no success (\(outcome))")
                     }
                     looseStorm.append(first401.duration(to: last).seconds)
                     loose401s.append(counters.protected401)
@@ -77,7 +80,8 @@ struct RefreshStormScenario {
                     gate.arm(count)
                     let outcome = try await Self.batch(count, provider: gatedProvider, base: base, probe: probe)
                     let counters = try await server.counters()
-                    guard let first401 = outcome.first401, let last = outcome.lastSuccess, let last401 = outcome.last401 else {
+                    guard let first401 = outcome.first401, let last = outcome.lastSuccess, let last401 = outcome.last401
+                    else {
                         throw StormFailure(description: "the storm saw no 401 or no success (\(outcome))")
                     }
                     storm.append(first401.duration(to: last).seconds)
@@ -88,7 +92,8 @@ struct RefreshStormScenario {
                     rejections.append(counters.protected401)
                     failures += outcome.failures
                 case .refresh:
-                    let pair = try OAuthToken(tokenResponse: try await server.issueToken(lifetime: 3600), receivedAt: Date())
+                    let pair = try OAuthToken(
+                        tokenResponse: try await server.issueToken(lifetime: 3600), receivedAt: Date())
                     let target = TokenAPI(baseURL: base, refreshToken: pair.refreshToken ?? "")
                     let seconds = try await Timing.seconds {
                         _ = try OAuthToken(response: try await setup.tokenProvider.request(target))
@@ -96,7 +101,9 @@ struct RefreshStormScenario {
                     refreshTrip.append(seconds)
                 case .valid:
                     let outcome = try await Self.batch(count, provider: provider, base: base, probe: probe)
-                    guard let last = outcome.lastSuccess else { throw StormFailure(description: "no success in a valid batch") }
+                    guard let last = outcome.lastSuccess else {
+                        throw StormFailure(description: "no success in a valid batch")
+                    }
                     validBatch.append(outcome.started.duration(to: last).seconds)
                     failures += outcome.failures
                 case .rejected:
@@ -138,19 +145,28 @@ struct RefreshStormScenario {
         result.rows = [
             Row(
                 scenario: scenario, metric: "refreshes per storm of \(n) (server, both kinds; client, gated)",
-                measured: "\(refreshes.map(String.init).joined(separator: ", ")); \(clientRefreshes.map(String.init).joined(separator: ", "))",
+                measured:
+                    "\(refreshes.map(String.init).joined(separator: ", ")); \(clientRefreshes.map(String.init).joined(separator: ", "))",
                 target: "1", verdict: exactlyOne ? .met : .missed),
             Row(
-                scenario: scenario, metric: "failed requests (all rounds)", measured: Format.integer(failures), target: "0",
+                scenario: scenario, metric: "failed requests (all rounds)", measured: Format.integer(failures),
+                target: "0",
                 verdict: failures == 0 ? .met : .missed),
-            Row(scenario: scenario, metric: "storm: first 401 → last success", measured: Summary(storm).formatted(3, unit: "s")),
+            Row(
+                scenario: scenario, metric: "storm: first 401 → last success",
+                measured: Summary(storm).formatted(3, unit: "s")),
             Row(
                 scenario: scenario, metric: "  of which first → last 401",
                 measured: Summary(rejectionWave).formatted(3, unit: "s")),
-            Row(scenario: scenario, metric: "one refresh round trip", measured: Summary(refreshTrip).formatted(4, unit: "s")),
-            Row(scenario: scenario, metric: "one batch of \(n), valid token", measured: Summary(validBatch).formatted(3, unit: "s")),
             Row(
-                scenario: scenario, metric: "  storm ÷ (refresh + valid batch)", measured: ratio.formatted(2, unit: "×"),
+                scenario: scenario, metric: "one refresh round trip",
+                measured: Summary(refreshTrip).formatted(4, unit: "s")),
+            Row(
+                scenario: scenario, metric: "one batch of \(n), valid token",
+                measured: Summary(validBatch).formatted(3, unit: "s")),
+            Row(
+                scenario: scenario, metric: "  storm ÷ (refresh + valid batch)",
+                measured: ratio.formatted(2, unit: "×"),
                 target: "≤ \(Self.target)×", verdict: ratio.median <= Self.target ? .met : .missed),
             Row(
                 scenario: scenario, metric: "one batch of \(n), all answered 401",
@@ -165,7 +181,8 @@ struct RefreshStormScenario {
                 scenario: scenario, metric: "  requests that left with the dead token",
                 measured: Summary(loose401s.map(Double.init)).formatted(0)),
             Row(
-                scenario: scenario, metric: "  ÷ (refresh + valid batch)", measured: Summary.ratios(looseStorm, ideal).formatted(2, unit: "×")),
+                scenario: scenario, metric: "  ÷ (refresh + valid batch)",
+                measured: Summary.ratios(looseStorm, ideal).formatted(2, unit: "×")),
         ]
         result.notes.append(
             "Refresh storm: \(rounds) rounds against the Python test server (URLSession's default of 6 connections "
@@ -183,18 +200,23 @@ struct RefreshStormScenario {
         let lastSuccess: ContinuousClock.Instant?
         let failures: Int
 
-        var description: String { "first401: \(String(describing: first401)), lastSuccess: \(String(describing: lastSuccess)), failures: \(failures)" }
+        var description: String {
+            "first401: \(String(describing: first401)), lastSuccess: \(String(describing: lastSuccess)), failures: \(failures)"
+        }
     }
 
     /// Sends `count` requests at once and waits for all of them.
-    static func batch(_ count: Int, provider: Provider<ProtectedAPI>, base: URL, probe: StormProbe) async throws -> Outcome {
+    static func batch(_ count: Int, provider: Provider<ProtectedAPI>, base: URL, probe: StormProbe) async throws
+        -> Outcome
+    {
         probe.reset()
         let started = ContinuousClock.now
         let failures = await withTaskGroup(of: Bool.self) { group in
             for index in 0..<count {
                 group.addTask {
                     do {
-                        return try await provider.request(ProtectedAPI(baseURL: base, path: "api/items/\(index)")).statusCode == 200
+                        return try await provider.request(ProtectedAPI(baseURL: base, path: "api/items/\(index)"))
+                            .statusCode == 200
                     } catch {
                         return false
                     }
@@ -205,7 +227,8 @@ struct RefreshStormScenario {
             return failures
         }
         let (first401, last401, lastSuccess) = probe.snapshot()
-        return Outcome(started: started, first401: first401, last401: last401, lastSuccess: lastSuccess, failures: failures)
+        return Outcome(
+            started: started, first401: first401, last401: last401, lastSuccess: lastSuccess, failures: failures)
     }
 }
 

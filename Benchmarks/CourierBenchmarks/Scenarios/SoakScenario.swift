@@ -45,7 +45,8 @@ struct SoakScenario {
                     while clock.now < deadline {
                         index += 1
                         do {
-                            let response = try await provider.request(ProtectedAPI(baseURL: base, path: "api/soak/\(loop)/\(index)"))
+                            let response = try await provider.request(
+                                ProtectedAPI(baseURL: base, path: "api/soak/\(loop)/\(index)"))
                             statuses.record(response.statusCode)
                         } catch {
                             statuses.recordFailure()
@@ -85,14 +86,16 @@ struct SoakScenario {
                 metric: "\(Format.number(elapsed, 1)) s, \(loops) loops, 2 s tokens: requests",
                 measured: Format.integer(counters.protectedRequests)),
             Row(
-                scenario: scenario, metric: "  answered 401 (server count)", measured: Format.integer(counters.protected401),
+                scenario: scenario, metric: "  answered 401 (server count)",
+                measured: Format.integer(counters.protected401),
                 target: "0", verdict: counters.protected401 == 0 ? .met : .missed),
             Row(
                 scenario: scenario, metric: "  refreshes (expected: elapsed ÷ 1 s)",
                 measured: "\(refreshes) (expected \(Format.number(expected, 1)))", target: "± 1",
                 verdict: within ? .met : .missed),
             Row(
-                scenario: scenario, metric: "  failed or non-200 requests", measured: Format.integer(statuses.failures + statuses.non200),
+                scenario: scenario, metric: "  failed or non-200 requests",
+                measured: Format.integer(statuses.failures + statuses.non200),
                 target: "0", verdict: statuses.failures + statuses.non200 == 0 ? .met : .missed),
         ]
         result.notes.append(

@@ -75,7 +75,8 @@ enum UploadMemoryChild {
         defer { try? FileManager.default.removeItem(at: file) }
         try writeFile(file, megabytes: megabytes)
         let provider = Provider<Upload>()
-        let small = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-small-\(UUID().uuidString)")
+        let small = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-bench-small-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: small) }
         try Data(repeating: 1, count: 1024).write(to: small)
         // Warm up the session, the multipart path and the server connection.

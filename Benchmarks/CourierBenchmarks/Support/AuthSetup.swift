@@ -24,7 +24,8 @@ struct ServerSession {
             store: InMemoryTokenStore(),
             refresh: { token in
                 refreshCalls.increment()
-                let response = try await tokenProvider.request(TokenAPI(baseURL: base, refreshToken: token.refreshToken ?? ""))
+                let response = try await tokenProvider.request(
+                    TokenAPI(baseURL: base, refreshToken: token.refreshToken ?? ""))
                 return try OAuthToken(response: response)
             },
             refreshWindow: refreshWindow)

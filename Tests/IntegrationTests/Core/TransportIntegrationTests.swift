@@ -130,7 +130,9 @@ struct TransportIntegrationTests {
     @Test("plugins run in order for a real request, and the server sees what prepare set")
     func hookOrderOverTheNetwork() async throws {
         let log = OrderLog()
-        let provider = Provider<ServerAPI>(plugins: [OrderPlugin(name: "A", log: log), OrderPlugin(name: "B", log: log)])
+        let provider = Provider<ServerAPI>(plugins: [
+            OrderPlugin(name: "A", log: log), OrderPlugin(name: "B", log: log),
+        ])
         let echo = try await provider.request(ServerAPI(server, "echo")).echo()
         #expect(
             log.entries == [
