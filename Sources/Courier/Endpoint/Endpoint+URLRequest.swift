@@ -157,7 +157,7 @@ extension URLRequest {
         private static let cache = NameCache()
 
         /// At most `limit` names, so names made up at run time cannot grow it without bound.
-        private final class NameCache: @unchecked Sendable {
+        private final class NameCache: @unchecked Sendable {  // `lock` guards `names`
             // `lock` guards `names`.
             private let lock = NSLock()
             private var names: [String: String] = [:]

@@ -11,38 +11,8 @@ import Testing
 /// transport that reports progress, downloads from the sample data).
 @Suite("README: uploads and downloads")
 struct ReadmeTransferExampleTests {
-    enum Media: TargetType {
-        case upload(photo: URL, caption: String)
-        case original(id: String, to: URL)
-
-        var baseURL: URL { URL(string: "https://api.example.com")! }
-        var path: String {
-            switch self {
-            case .upload: "photos"
-            case .original(let id, _): "photos/\(id)/original"
-            }
-        }
-        var method: HTTPMethod {
-            switch self {
-            case .upload: .post
-            case .original: .get
-            }
-        }
-        var task: RequestTask {
-            switch self {
-            case .upload(let photo, let caption):
-                .uploadMultipart([
-                    MultipartFormBodyPart(provider: .data(Data(caption.utf8)), name: "caption"),
-                    MultipartFormBodyPart(
-                        provider: .file(photo), name: "photo", fileName: "photo.jpg", mimeType: "image/jpeg"),
-                ])
-            case .original(_, let destination):
-                .downloadDestination { _, _ in (destination, [.removePreviousFile, .createIntermediateDirectories]) }
-            }
-        }
-        var headers: [String: String]? { nil }
-        var sampleData: Data { Data("original bytes".utf8) }
-    }
+    /// The README's own target, compiled from the docs sample.
+    typealias Media = READMETransfers.Media
 
     @Test("upload with a progress stream, download with a progress block")
     func example() async throws {
@@ -73,6 +43,12 @@ struct ReadmeTransferExampleTests {
 
         // The README's download, on a queue of the test's own and from the sample data.
         let stubbed = Provider<Media>(
+            endpointClosure: { target in
+                Endpoint(
+                    url: URL(target: target).absoluteString,
+                    sampleResponseClosure: { .networkResponse(200, Data("original bytes".utf8)) },
+                    method: target.method, task: target.task, httpHeaderFields: target.headers)
+            },
             stubClosure: Provider.immediatelyStub, callbackQueue: DispatchQueue(label: "readme"))
         let progress = ProgressSteps()
         let saved: URL? = await withCheckedContinuation { continuation in
