@@ -170,7 +170,7 @@ public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {  // `
             }
             request.progress?(Int64(data.count), Int64(data.count))
             if let destination = request.downloadDestination {
-                let fileURL = try Self.place(data, response: httpResponse, destination: destination)
+                let fileURL = try DownloadPlacement.place(data, response: httpResponse, destination: destination)
                 return Response(
                     statusCode: statusCode, data: Data(), request: recorded, response: httpResponse, fileURL: fileURL)
             }
@@ -197,29 +197,5 @@ public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {  // `
         case .file(let url): urlRequest.httpBody = try? Data(contentsOf: url)
         }
         return urlRequest
-    }
-
-    /// Writes a download's body where its destination says, as the real transport does.
-    private static func place(_ data: Data, response: HTTPURLResponse, destination: DownloadDestination) throws
-        -> URL
-    {
-        let fileManager = FileManager.default
-        let temporary = fileManager.temporaryDirectory.appendingPathComponent("courier-scripted-\(UUID().uuidString)")
-        try data.write(to: temporary)
-        let (target, options) = destination(temporary, response)
-        do {
-            if options.contains(.createIntermediateDirectories) {
-                try fileManager.createDirectory(
-                    at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            }
-            if options.contains(.removePreviousFile), fileManager.fileExists(atPath: target.path) {
-                try fileManager.removeItem(at: target)
-            }
-            try fileManager.moveItem(at: temporary, to: target)
-        } catch {
-            try? fileManager.removeItem(at: temporary)
-            throw error
-        }
-        return target
     }
 }

@@ -33,17 +33,13 @@ enum StubResponder {
             return .success(
                 Response(statusCode: statusCode, data: data, request: request, response: httpResponse))
         }
-        let temporary = FileManager.default.temporaryDirectory
-            .appendingPathComponent("courier-stub-\(UUID().uuidString)")
         do {
-            try data.write(to: temporary)
-            let fileURL = try DownloadPlacement.move(temporary, response: httpResponse, destination: destination)
+            let fileURL = try DownloadPlacement.place(data, response: httpResponse, destination: destination)
             return .success(
                 Response(
                     statusCode: statusCode, data: Data(), request: request, response: httpResponse,
                     fileURL: fileURL))
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
             return .failure(.underlying(error, nil))
         }
     }

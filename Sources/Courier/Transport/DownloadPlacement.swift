@@ -4,8 +4,18 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Moves a finished download to where its ``DownloadDestination`` says.
-enum DownloadPlacement {
+/// Puts a finished download where its ``DownloadDestination`` says, honouring its
+/// ``DownloadOptions``.
+///
+/// ``URLSessionTransport`` and the stub path use it; so can a custom ``HTTPTransport``
+/// (a test double, say) that must treat download destinations the way the real transport
+/// does:
+///
+/// ```swift
+/// let fileURL = try DownloadPlacement.place(body, response: httpResponse, destination: destination)
+/// return Response(statusCode: 200, data: Data(), request: request.urlRequest, response: httpResponse, fileURL: fileURL)
+/// ```
+public enum DownloadPlacement {
     /// Asks `destination` where the file at `temporaryURL` goes and moves it there.
     ///
     /// - ``DownloadOptions/createIntermediateDirectories`` creates the missing parent
@@ -16,7 +26,7 @@ enum DownloadPlacement {
     /// - Returns: the destination.
     /// - Throws: the file system's error. The temporary file is removed on every failure,
     ///   so a failed placement leaves nothing behind.
-    static func move(_ temporaryURL: URL, response: HTTPURLResponse, destination: DownloadDestination)
+    public static func move(_ temporaryURL: URL, response: HTTPURLResponse, destination: DownloadDestination)
         throws -> URL
     {
         let (target, options) = destination(temporaryURL, response)
@@ -38,5 +48,24 @@ enum DownloadPlacement {
             try? fileManager.removeItem(at: temporaryURL)
             throw error
         }
+    }
+
+    /// Writes `data` to a temporary file and moves it to where `destination` says, as
+    /// ``move(_:response:destination:)`` does: for a body that is already in memory.
+    ///
+    /// - Returns: the destination.
+    /// - Throws: the file system's error; nothing is left behind on failure.
+    public static func place(_ data: Data, response: HTTPURLResponse, destination: DownloadDestination) throws
+        -> URL
+    {
+        let temporary = FileManager.default.temporaryDirectory
+            .appendingPathComponent("courier-placed-\(UUID().uuidString)")
+        do {
+            try data.write(to: temporary)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+        return try move(temporary, response: response, destination: destination)
     }
 }
