@@ -69,9 +69,6 @@ public struct OAuthToken: Codable, Sendable, Equatable {
         return expiresAt.timeIntervalSince(now) <= interval
     }
 
-    /// `"<tokenType> <accessToken>"`, the value of the `Authorization` header.
-    var authorizationValue: String { "\(tokenType) \(accessToken)" }
-
     private static func seconds(_ value: Any?) -> TimeInterval? {
         switch value {
         case let seconds as Int: return TimeInterval(seconds)

@@ -142,19 +142,3 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
         return String(header[header.index(after: space)...])
     }
 }
-
-extension RequestTask {
-    /// Whether the request can be sent again: everything but a multipart body with a
-    /// stream part that was already read.
-    var isReplayable: Bool {
-        switch self {
-        case .uploadMultipart(let parts), .uploadCompositeMultipart(let parts, _):
-            return parts.allSatisfy { part in
-                if case .inputStream(let stream, _) = part.provider { return stream.isAvailable }
-                return true
-            }
-        default:
-            return true
-        }
-    }
-}
