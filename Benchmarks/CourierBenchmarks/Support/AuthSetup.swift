@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTesting
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -33,22 +34,4 @@ struct ServerSession {
         try await session.signIn(OAuthToken(tokenResponse: issued, receivedAt: Date()))
         return ServerSession(server: server, session: session, refreshCalls: refreshCalls, tokenProvider: tokenProvider)
     }
-}
-
-/// A thread-safe counter.
-final class CallCounter: @unchecked Sendable {
-    // `lock` guards `count`.
-    private let lock = NSLock()
-    private var count = 0
-
-    @discardableResult
-    func increment() -> Int {
-        lock.withLock {
-            count += 1
-            return count
-        }
-    }
-
-    func reset() { lock.withLock { count = 0 } }
-    var value: Int { lock.withLock { count } }
 }

@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 import Testing
 
@@ -13,7 +14,7 @@ struct AuthSessionTests {
     @Test("100 concurrent callers with an expired token share one refresh — 50 rounds")
     func singleFlightUnderConcurrency() async throws {
         for round in 0..<50 {
-            let calls = Counter()
+            let calls = CallCounter()
             let session = AuthSession(
                 store: InMemoryTokenStore(Self.token("old", lifetime: -1)),
                 refresh: { _ in
@@ -38,7 +39,7 @@ struct AuthSessionTests {
 
     @Test("cancelling the caller that triggered the refresh cancels only that caller")
     func cancelTrigger() async throws {
-        let calls = Counter()
+        let calls = CallCounter()
         let session = AuthSession(
             store: InMemoryTokenStore(Self.token("old", lifetime: -1)),
             refresh: { _ in
@@ -65,7 +66,7 @@ struct AuthSessionTests {
 
     @Test("a refresh longer than refreshTimeout fails its waiters, frees the slot, and a late answer is kept")
     func timeout() async throws {
-        let calls = Counter()
+        let calls = CallCounter()
         let release = AsyncStream.makeStream(of: Void.self)
         let session = AuthSession(
             store: InMemoryTokenStore(Self.token("old", lifetime: -1)),
@@ -95,7 +96,7 @@ struct AuthSessionTests {
 
     @Test("invalid_grant ends the session: store cleared, one event, fail fast without calling refresh")
     func rejection() async throws {
-        let calls = Counter()
+        let calls = CallCounter()
         let store = InMemoryTokenStore(Self.token("old", lifetime: -1))
         let session = AuthSession(
             store: store,
@@ -137,7 +138,7 @@ struct AuthSessionTests {
 
     @Test("a transient failure keeps the stored refresh token and the next call refreshes again")
     func transient() async throws {
-        let calls = Counter()
+        let calls = CallCounter()
         let store = InMemoryTokenStore(Self.token("old", refresh: "R-keep", lifetime: -1))
         let session = AuthSession(
             store: store,
@@ -183,7 +184,7 @@ struct AuthSessionTests {
     @Test("first-token acquisition is single-flight across 50 concurrent callers — 20 rounds")
     func acquire() async throws {
         for _ in 0..<20 {
-            let calls = Counter()
+            let calls = CallCounter()
             let session = AuthSession(
                 refresh: { _ in throw URLError(.badServerResponse) },
                 acquire: {

@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTesting
 import Foundation
 import Testing
 
@@ -75,7 +76,7 @@ struct ConcurrentRefreshTests {
 struct HoldUntilRefreshed: PluginType {
     let session: AuthSession
     let path: String
-    let attempts = Counter()
+    let attempts = CallCounter()
 
     func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
         guard target.path == path, attempts.increment() == 1,

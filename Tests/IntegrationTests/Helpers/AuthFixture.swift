@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTesting
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -134,7 +135,7 @@ actor Gate {
 /// Runs after the signing plugin: the first `gate.count` requests wait at the gate.
 struct GatePlugin: PluginType {
     let gate: Gate
-    let passes: Counter
+    let passes: CallCounter
 
     func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
         // Only first attempts wait; replays pass straight through.
@@ -149,25 +150,8 @@ extension Gate {
 
 extension GatePlugin {
     init(count: Int) {
-        self.init(gate: Gate(count: count), passes: Counter())
+        self.init(gate: Gate(count: count), passes: CallCounter())
     }
-}
-
-/// A thread-safe counter.
-final class Counter: @unchecked Sendable {
-    // `lock` guards `count`.
-    private let lock = NSLock()
-    private var count = 0
-
-    @discardableResult
-    func increment() -> Int {
-        lock.withLock {
-            count += 1
-            return count
-        }
-    }
-
-    var value: Int { lock.withLock { count } }
 }
 
 /// Records every request as it is handed to the transport.
