@@ -16,7 +16,7 @@ struct DownloadTests {
     let provider = Provider<ServerAPI>()
 
     init() async throws {
-        server = try await SharedTransferServer.get()
+        server = try await SharedServer.get()
         scratch = try ScratchDirectory()
     }
 

@@ -17,7 +17,7 @@ struct TransferCleanupTests {
     let provider = Provider<ServerAPI>()
 
     init() async throws {
-        server = try await SharedTransferServer.get()
+        server = try await SharedServer.get()
         scratch = try ScratchDirectory()
     }
 

@@ -193,17 +193,6 @@ extension Array where Element == ProgressResponse {
     }
 }
 
-/// One test server for the transfer suites that do not read counters or change the
-/// server's configuration: fewer python processes starting at once on a busy machine.
-enum SharedTransferServer {
-    private static let started = Task { try await TestServer.start() }
-
-    /// The running server, started on first use.
-    static func get() async throws -> TestServer {
-        try await started.value
-    }
-}
-
 /// Runs blocking work (a process, a big file) on a thread of its own, so that it never holds
 /// one of the few cooperative threads that the tests running in parallel share, nor a
 /// Dispatch worker (on Linux, libdispatch notices blocked workers only after a while, and
