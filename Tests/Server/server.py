@@ -797,18 +797,22 @@ class Handler(BaseHTTPRequestHandler):
         result["length"] = len(body)
         self._send_json(200, result)
 
+    def _send_partial(self, promised: int, sent: int) -> None:
+        """A 200 whose Content-Length promises `promised` bytes, followed by only `sent`."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(promised))
+        self.end_headers()
+        self._headers_sent = True
+        try:
+            self.wfile.write(pattern_bytes(0, sent))
+            self.wfile.flush()
+        except OSError:
+            pass
+
     def _fault(self, name: str) -> None:
         if name == "reset":
-            self.send_response(200)
-            self.send_header("Content-Type", "application/octet-stream")
-            self.send_header("Content-Length", "1000")
-            self.end_headers()
-            self._headers_sent = True
-            try:
-                self.wfile.write(pattern_bytes(0, 10))
-                self.wfile.flush()
-            except OSError:
-                pass
+            self._send_partial(promised=1000, sent=10)
             time.sleep(0.05)  # let the client read the head before the reset arrives
             return self._abort_connection(reset=True)
         if name == "close-before-headers":
@@ -820,16 +824,7 @@ class Handler(BaseHTTPRequestHandler):
             return self._send_json(200, {"delayed_ms": ms})
         if name == "truncated":
             self._drain_body()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/octet-stream")
-            self.send_header("Content-Length", "1000")
-            self.end_headers()
-            self._headers_sent = True
-            try:
-                self.wfile.write(pattern_bytes(0, 100))
-                self.wfile.flush()
-            except OSError:
-                pass
+            self._send_partial(promised=1000, sent=100)
             return self._abort_connection(reset=False)
         if name == "huge-headers":
             self._drain_body()
