@@ -12,12 +12,18 @@ import Testing
 @Suite("Fault injection against the test server")
 struct FaultInjectionTests {
     let server: TestServer
-    /// Requests time out after 1 s.
-    let provider = Provider<ServerAPI>(requestClosure: { endpoint in
-        var request = try endpoint.urlRequest()
-        request.timeoutInterval = 1
-        return request
-    })
+    /// Requests time out after 10 s, so nothing can hang, with room for a busy shared server.
+    let provider = Self.provider(timeout: 10)
+    /// Requests time out after 1 s: for the slow-headers fault.
+    let impatient = Self.provider(timeout: 1)
+
+    static func provider(timeout: TimeInterval) -> Provider<ServerAPI> {
+        Provider<ServerAPI>(requestClosure: { endpoint in
+            var request = try endpoint.urlRequest()
+            request.timeoutInterval = timeout
+            return request
+        })
+    }
 
     init() async throws {
         server = try await SharedServer.get()
@@ -33,7 +39,11 @@ struct FaultInjectionTests {
         return value
     }
 
-    func expectUnderlying(_ path: String, codes: Set<URLError.Code>, within limit: Duration = .seconds(5)) async {
+    func expectUnderlying(
+        _ path: String, codes: Set<URLError.Code>, within limit: Duration = .seconds(5),
+        using provider: Provider<ServerAPI>? = nil
+    ) async {
+        let provider = provider ?? self.provider
         await bounded(limit) {
             await #expect {
                 try await provider.request(ServerAPI(server, path))
@@ -60,7 +70,7 @@ struct FaultInjectionTests {
 
     @Test("headers slower than the request time-out end in timedOut, promptly")
     func slowHeaders() async {
-        await expectUnderlying("fault/slow-headers/5000", codes: [.timedOut], within: .seconds(4))
+        await expectUnderlying("fault/slow-headers/5000", codes: [.timedOut], within: .seconds(4), using: impatient)
     }
 
     @Test("a body shorter than its Content-Length is an error, never a truncated success")
