@@ -2,10 +2,14 @@ import Foundation
 
 /// Turns raw byte counts from the transport into monotonic ``ProgressResponse`` steps.
 ///
-/// The fraction reported never goes back: a replayed attempt (after a 401) starts again from
-/// zero bytes while the fraction holds. 1.0 is reserved for the last step, which carries the
-/// response, and nothing is reported after it. Steps are emitted under the lock, so they
-/// reach `emit` in order even when a transport reports from several threads.
+/// Before the response, each step reports the true fraction of the bytes, `completed / total`.
+/// Exactly 1 is reserved for the last step, which carries the response, and nothing is
+/// reported after it: a step whose bytes are all transferred while the server has not
+/// answered yet (an upload waiting for its response) keeps the fraction reached before it,
+/// so a progress bar never shows 100 % for a request that may still fail, and never shows
+/// a made-up 99.9999 %. The fraction never goes back: a replayed attempt (after a 401)
+/// starts again from zero bytes while the fraction holds. Steps are emitted under the lock,
+/// so they reach `emit` in order even when a transport reports from several threads.
 ///
 /// No Foundation `Progress` here: on Linux, setting its `totalUnitCount` from a positive
 /// value back to 0 traps (swift-corelibs-foundation#3263).
@@ -18,9 +22,6 @@ final class ProgressTracker: @unchecked Sendable {  // `lock` guards every mutab
     private var lastTotal: Int64?
     private var isFinished = false
     private let emit: @Sendable (ProgressResponse) -> Void
-
-    /// The highest fraction before the last step.
-    static let ceilingBeforeResponse = 0.999_999
 
     init(emit: @escaping @Sendable (ProgressResponse) -> Void) {
         self.emit = emit
@@ -35,8 +36,10 @@ final class ProgressTracker: @unchecked Sendable {  // `lock` guards every mutab
         let fraction = total.map { $0 > 0 ? min(1, max(0, Double(completed) / Double($0))) : 0 } ?? 0
         lock.withLock {
             guard !isFinished else { return }
-            let monotonic = min(max(highestFraction, fraction), Self.ceilingBeforeResponse)
-            highestFraction = monotonic
+            // 1 means "done, here is the response": a transfer whose bytes are all out holds
+            // the fraction it had until the response arrives.
+            if fraction < 1 { highestFraction = max(highestFraction, fraction) }
+            let monotonic = highestFraction
             lastCompleted = completed
             lastTotal = total
             emit(ProgressResponse(progress: monotonic, completedBytes: completed, totalBytes: total))
