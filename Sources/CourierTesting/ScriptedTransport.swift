@@ -78,10 +78,11 @@ public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {  // `
     /// ```
     ///
     /// For replies you have in an array, use ``enqueue(contentsOf:for:)``.
-    // One unlabelled overload only: with a second one taking `[Reply]`, a wrong label inside
-    // a reply (`.json("{}", status: 201)`) was reported as "type '[Reply]' has no member
-    // 'json'" instead of pointing at the label. ScriptedTransportDiagnosticsTests checks it.
     public func enqueue(_ replies: Reply..., for route: Route) {
+        // One unlabelled overload only: with a second one taking `[Reply]`, a wrong label
+        // inside a reply (`.json("{}", status: 201)`) was reported as "type '[Reply]' has no
+        // member 'json'" instead of naming the label. ScriptedTransportDiagnosticsTests
+        // checks it.
         enqueue(contentsOf: replies, for: route)
     }
 
