@@ -70,6 +70,14 @@ enum TestingWithStubs {  // sample scaffold
         transport.always(.status(304), for: .get("/zen"))  // every match, once the queue is used up
         transport.respond { request in request.url?.path == "/zen" ? .text("Hi") : nil }  // a closure, last
     }
+
+    // CourierTesting.docc's landing page.
+    static func landingPageScript() -> Provider<GitHub> {  // sample scaffold
+        let transport = ScriptedTransport()
+        transport.enqueue(.status(401), .json(#"{"login":"ada"}"#), for: .get("/user"))
+        let provider = Provider<GitHub>.scripted(transport)
+        return provider  // sample scaffold
+    }  // sample scaffold
 }  // sample scaffold
 
 extension TestingWithStubs.GitHub: Equatable {}
