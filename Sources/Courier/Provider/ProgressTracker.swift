@@ -2,14 +2,13 @@ import Foundation
 
 /// Turns raw byte counts from the transport into monotonic ``ProgressResponse`` steps.
 ///
-/// Before the response, each step reports the true fraction of the bytes, `completed / total`.
-/// Exactly 1 is reserved for the last step, which carries the response, and nothing is
-/// reported after it: a step whose bytes are all transferred while the server has not
-/// answered yet (an upload waiting for its response) keeps the fraction reached before it,
-/// so a progress bar never shows 100 % for a request that may still fail, and never shows
-/// a made-up 99.9999 %. The fraction never goes back: a replayed attempt (after a 401)
-/// starts again from zero bytes while the fraction holds. Steps are emitted under the lock,
-/// so they reach `emit` in order even when a transport reports from several threads.
+/// Each step before the response reports the true fraction of the bytes, `completed / total`
+/// — no ceiling, so no made-up 99.9999 %: an upload whose bytes are all out reports 1 while
+/// it waits for the server's answer, as Moya and Alamofire do. The last step carries the
+/// response, at exactly 1, and nothing is reported after it. The fraction never goes back: a
+/// replayed attempt (after a 401) starts again from zero bytes while the fraction holds.
+/// Steps are emitted under the lock, so they reach `emit` in order even when a transport
+/// reports from several threads.
 ///
 /// No Foundation `Progress` here: on Linux, setting its `totalUnitCount` from a positive
 /// value back to 0 traps (swift-corelibs-foundation#3263).
@@ -36,9 +35,7 @@ final class ProgressTracker: @unchecked Sendable {  // `lock` guards every mutab
         let fraction = total.map { $0 > 0 ? min(1, max(0, Double(completed) / Double($0))) : 0 } ?? 0
         lock.withLock {
             guard !isFinished else { return }
-            // 1 means "done, here is the response": a transfer whose bytes are all out holds
-            // the fraction it had until the response arrives.
-            if fraction < 1 { highestFraction = max(highestFraction, fraction) }
+            highestFraction = max(highestFraction, fraction)
             let monotonic = highestFraction
             lastCompleted = completed
             lastTotal = total
