@@ -63,7 +63,7 @@ enum TestingWithStubs {  // sample scaffold
         transport.enqueue(.status(200), for: .patch("/user"))  // PATCH
         transport.enqueue(.status(204), for: .delete("/user/keys/1"))  // DELETE
         transport.enqueue(.status(200), for: ScriptedTransport.Route(path: "/zen"))  // any method
-        transport.enqueue(.status(200), for: ScriptedTransport.Route(method: .head, path: "/zen"))  // any other method
+        transport.enqueue(.status(200), for: ScriptedTransport.Route(method: .head, path: "/zen"))  // a method with no shorthand
         transport.enqueue(.status(503), for: .matching("the CDN") { $0.url?.host == "cdn.example.com" })  // your own test
         transport.enqueue(.status(500), for: .any)  // every request
         transport.enqueue(contentsOf: [.status(503), .status(200)], for: .get("/zen"))  // an array of replies
