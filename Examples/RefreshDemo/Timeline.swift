@@ -7,17 +7,24 @@ import Foundation
 
 /// Prints what happens, with the time since the demo started, and counts it.
 ///
-/// Tokens are shown as "token A", "token B"… — never their value.
+/// Tokens are shown as "token A", "token B"… — never their value. Each request's lines (sent,
+/// answered) are printed only when `verbose`; refreshes and session events always are.
 final class Timeline: PluginType, @unchecked Sendable {
     // `lock` guards every mutable field below.
     private let lock = NSLock()
     private let start = Date()
+    /// Whether every request and response gets its own line.
+    let verbose: Bool
     private var labels: [String: String] = [:]
     private var attempts: [String: Int] = [:]
     private(set) var sent = 0
     private(set) var rejected = 0
     private(set) var replays = 0
     private(set) var refreshCalls = 0
+
+    init(verbose: Bool) {
+        self.verbose = verbose
+    }
 
     func print(_ symbol: String, _ text: String) {
         let elapsed = Date().timeIntervalSince(start)
@@ -45,15 +52,17 @@ final class Timeline: PluginType, @unchecked Sendable {
             if attempts[target.path, default: 0] > 1 { replays += 1 }
             return attempts[target.path, default: 0]
         }
+        let label = label(forAccessToken: token)
+        guard verbose else { return }
         let replay = attempt > 1 ? "  (replay)" : ""
-        print("→", "GET /\(target.path) with \(label(forAccessToken: token))\(replay)")
+        print("→", "GET /\(target.path) with \(label)\(replay)")
     }
 
     func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) {
         switch result {
         case .success(let response):
             if response.statusCode == 401 { lock.withLock { rejected += 1 } }
-            print("←", "\(response.statusCode) /\(target.path)")
+            if verbose { print("←", "\(response.statusCode) /\(target.path)") }
         case .failure(let error):
             print("✗", "/\(target.path): \(error)")
         }

@@ -8,12 +8,17 @@ import Foundation
 // 2. The server expires the access token; 24 requests fire at once, all get 401.
 //    → exactly one refresh, every request replayed once with the new token.
 // 3. Proactive refresh: a token about to expire is refreshed before requests leave.
-// 4. The server revokes the refresh token: the session ends and the app is told.
+// 4. The server revokes the refresh token: the token endpoint answers 400 invalid_grant,
+//    the session ends and the app is told.
+//
+// `swift run RefreshDemo` prints a summary of each step; `--verbose` adds a line for every
+// request and response.
 
+let verbose = CommandLine.arguments.dropFirst().contains("--verbose")
 let burstSize = 24
 let server = try await TestServer.start(tokenLifetime: 4)
 defer { server.stop() }
-let timeline = Timeline()
+let timeline = Timeline(verbose: verbose)
 let authProvider = Provider<AuthAPI>()
 let base = server.baseURL
 
@@ -22,6 +27,11 @@ let session = AuthSession(
     refresh: { token in
         timeline.refreshStarted()
         let response = try await authProvider.request(.refresh(base: base, refreshToken: token.refreshToken ?? ""))
+        guard (200..<300).contains(response.statusCode) else {
+            // What ended (or failed) the refresh, in the token endpoint's words (RFC 6749 §5.2).
+            timeline.print("✗", "refresh answered \(response.statusCode): \(oauthError(in: response))")
+            throw CourierError.statusCode(response)
+        }
         let fresh = try OAuthToken(response: response)
         timeline.print(
             "✓",
@@ -54,6 +64,14 @@ func burst(_ label: String, count: Int) async -> Int {
     }
 }
 
+/// The OAuth `error` and `error_description` of a token endpoint's answer: codes and prose,
+/// never a token.
+func oauthError(in response: Response) -> String {
+    let code = (try? response.mapString(atKeyPath: "error")) ?? "no OAuth error code"
+    let description = (try? response.mapString(atKeyPath: "error_description")).map { " (\($0))" } ?? ""
+    return code + description
+}
+
 func summary(_ title: String, failures: Int, requests: Int) async throws {
     let counts = timeline.counts
     let serverCounters = try await server.counters()
@@ -61,12 +79,12 @@ func summary(_ title: String, failures: Int, requests: Int) async throws {
         """
 
           \(title)
-            requests made by the app:   \(requests)
-            requests sent (with replays): \(counts.sent)
-            answered 401:               \(counts.rejected)
-            refresh calls:              \(counts.refreshCalls) (the server counted \(serverCounters.refreshGrants))
-            replays:                    \(counts.replays)
-            failures:                   \(failures)
+            requests made by the app:      \(requests)
+            requests sent (with replays):  \(counts.sent)
+            answered 401:                  \(counts.rejected)
+            refresh calls:                 \(counts.refreshCalls) (the server counted \(serverCounters.refreshGrants))
+            replays:                       \(counts.replays)
+            failures:                      \(failures)
 
         """)
     timeline.resetCounts()
@@ -85,6 +103,9 @@ print("\n2. The server expires the token early; \(burstSize) requests fire at on
 try await server.expireAccessTokens()
 let burstFailures = await burst("orders", count: burstSize)
 try await summary("Burst across an expiry:", failures: burstFailures, requests: burstSize)
+if !verbose {
+    print("    (swift run RefreshDemo --verbose shows every request and response)\n")
+}
 
 print("3. Proactive refresh: wait until the token has less than half its life left")
 try await Task.sleep(nanoseconds: 2_300_000_000)

@@ -71,7 +71,7 @@ extension Provider {
     }
 
     /// The default endpoint mapping, with `sampleResponse` as each target's sample response.
-    /// For any provider's `endpointClosure`, a ``RefreshableProvider``'s included.
+    /// For any provider's `endpointClosure`, a `RefreshableProvider`'s included.
     public static func endpointClosure(
         sampleResponse: @escaping @Sendable (Target) -> EndpointSampleResponse
     ) -> EndpointClosure {

@@ -7,9 +7,9 @@ import Foundation
 
 /// Sample responses served one per stubbed request, in order — "401, then 200".
 ///
-/// Use it with any provider, a ``RefreshableProvider`` included, through
-/// ``Provider/endpointClosure(sequence:)``, or build a plain stub provider with
-/// ``Provider/stubbed(sequence:callbackQueue:plugins:)``:
+/// Use it with any provider, a `RefreshableProvider` included, through
+/// ``Courier/Provider/endpointClosure(sequence:)``, or build a plain stub provider with
+/// ``Courier/Provider/stubbed(sequence:callbackQueue:plugins:)``:
 ///
 /// ```swift
 /// let responses = SampleResponseSequence([.networkResponse(401, Data()), .networkResponse(200, body)])

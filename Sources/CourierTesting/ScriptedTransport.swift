@@ -72,12 +72,27 @@ public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {  // `
 
     /// Queues `replies` for requests that match `route`: the first matching request gets the
     /// first reply, and so on. Once used, a reply is gone.
+    ///
+    /// ```swift
+    /// transport.enqueue(.status(401), .json(#"{"login":"ada"}"#), for: .get("/user"))
+    /// ```
+    ///
+    /// For replies you have in an array, use ``enqueue(contentsOf:for:)``.
     public func enqueue(_ replies: Reply..., for route: Route) {
-        enqueue(replies, for: route)
+        // One unlabelled overload only: with a second one taking `[Reply]`, a wrong label
+        // inside a reply (`.json("{}", status: 201)`) was reported as "type '[Reply]' has no
+        // member 'json'" instead of naming the label. ScriptedTransportDiagnosticsTests
+        // checks it.
+        enqueue(contentsOf: replies, for: route)
     }
 
-    /// Queues `replies` for requests that match `route`, in order.
-    public func enqueue(_ replies: [Reply], for route: Route) {
+    /// Queues the replies in `replies` for requests that match `route`, in order.
+    ///
+    /// ```swift
+    /// transport.enqueue(contentsOf: (1...3).map { .text("page \($0)") }, for: .get("/pages"))
+    /// ```
+    public func enqueue(contentsOf replies: some Sequence<Reply>, for route: Route) {
+        let replies = Array(replies)
         lock.withLock { state.scripts.append(Script(route: route, replies: replies)) }
     }
 

@@ -154,7 +154,7 @@ struct ScriptedTransportTests {
 
     @Test("many concurrent requests each take exactly one queued reply")
     func concurrency() async throws {
-        transport.enqueue((0..<100).map { .text("\($0)") }, for: .get("/me"))
+        transport.enqueue(contentsOf: (0..<100).map { .text("\($0)") }, for: .get("/me"))
         let provider = self.provider
 
         let bodies = try await withThrowingTaskGroup(of: String.self) { group in

@@ -46,7 +46,7 @@ public actor AuthSession {
     private var operations: [AuthStateMachine.OperationID: Task<Void, Never>] = [:]
     private var timeouts: [AuthStateMachine.OperationID: Task<Void, Never>] = [:]
     private var operationErrors: [AuthStateMachine.OperationID: any Error] = [:]
-    private let loadError: (any Error)?
+    private nonisolated let loadError: (any Error)?
 
     /// Creates a session.
     ///
@@ -95,6 +95,29 @@ public actor AuthSession {
 
     /// Whether the refresh token was rejected and the app must sign in again.
     public var isSessionExpired: Bool { machine.phase == .expired }
+
+    /// Whether requests cannot be signed until the user signs in: there is no token and no
+    /// `acquire` closure to get one (a first launch, after ``signOut()``, or a stored token
+    /// that could not be loaded — see ``tokenLoadError``), or the session expired.
+    ///
+    /// Read it at start-up to show the login screen at once rather than after a failed
+    /// request. A stored token that is expired but refreshable does not need a sign-in: the
+    /// first request refreshes it.
+    ///
+    /// ```swift
+    /// if await session.needsSignIn { await showLoginScreen() }
+    /// ```
+    public var needsSignIn: Bool {
+        isSessionExpired || (machine.token == nil && acquireClosure == nil)
+    }
+
+    /// What the store threw when the session loaded the token at creation — a corrupt or
+    /// unreadable file — or `nil` if it loaded (a token, or none stored).
+    ///
+    /// This is what ``AuthenticationError/storeUnavailable(_:)`` carries on requests made
+    /// before the next ``signIn(_:)``, and it stays set afterwards: it describes the start-up.
+    /// Use it to tell the user why they must sign in again.
+    public nonisolated var tokenLoadError: (any Error)? { loadError }
 
     /// A token valid for at least `minimumValidity` seconds: the stored one, or a new one
     /// after a refresh (or acquire) that concurrent callers share.

@@ -10,9 +10,13 @@
 /// }
 /// ```
 public struct ProgressResponse: Sendable {
-    /// The fraction done, from 0 to 1. It never goes back, also when a request is replayed
-    /// after a token refresh, and it is 1 on the last element only. It stays 0 while the
-    /// total is unknown (a download without `Content-Length`).
+    /// The fraction done, from 0 to 1: the bytes transferred over the total, with no ceiling.
+    ///
+    /// It reaches 1 when every byte has moved — for an upload, possibly before the server has
+    /// answered — and the last element, which carries the response, is always exactly 1: use
+    /// ``completed`` (or ``response``) to know the request has finished. It never goes back,
+    /// also when a request is replayed after a token refresh, and it stays 0 while the total
+    /// is unknown (a download without `Content-Length`).
     public let progress: Double
     /// Bytes transferred so far by the current attempt: sent, for an upload
     /// (`uploadFile`, `uploadMultipart`…); received, for anything else. A replayed request

@@ -2,10 +2,13 @@ import Foundation
 
 /// Turns raw byte counts from the transport into monotonic ``ProgressResponse`` steps.
 ///
-/// The fraction reported never goes back: a replayed attempt (after a 401) starts again from
-/// zero bytes while the fraction holds. 1.0 is reserved for the last step, which carries the
-/// response, and nothing is reported after it. Steps are emitted under the lock, so they
-/// reach `emit` in order even when a transport reports from several threads.
+/// Each step before the response reports the true fraction of the bytes, `completed / total`
+/// — no ceiling, so no made-up 99.9999 %: an upload whose bytes are all out reports 1 while
+/// it waits for the server's answer, as Moya and Alamofire do. The last step carries the
+/// response, at exactly 1, and nothing is reported after it. The fraction never goes back: a
+/// replayed attempt (after a 401) starts again from zero bytes while the fraction holds.
+/// Steps are emitted under the lock, so they reach `emit` in order even when a transport
+/// reports from several threads.
 ///
 /// No Foundation `Progress` here: on Linux, setting its `totalUnitCount` from a positive
 /// value back to 0 traps (swift-corelibs-foundation#3263).
@@ -18,9 +21,6 @@ final class ProgressTracker: @unchecked Sendable {  // `lock` guards every mutab
     private var lastTotal: Int64?
     private var isFinished = false
     private let emit: @Sendable (ProgressResponse) -> Void
-
-    /// The highest fraction before the last step.
-    static let ceilingBeforeResponse = 0.999_999
 
     init(emit: @escaping @Sendable (ProgressResponse) -> Void) {
         self.emit = emit
@@ -35,8 +35,8 @@ final class ProgressTracker: @unchecked Sendable {  // `lock` guards every mutab
         let fraction = total.map { $0 > 0 ? min(1, max(0, Double(completed) / Double($0))) : 0 } ?? 0
         lock.withLock {
             guard !isFinished else { return }
-            let monotonic = min(max(highestFraction, fraction), Self.ceilingBeforeResponse)
-            highestFraction = monotonic
+            highestFraction = max(highestFraction, fraction)
+            let monotonic = highestFraction
             lastCompleted = completed
             lastTotal = total
             emit(ProgressResponse(progress: monotonic, completedBytes: completed, totalBytes: total))

@@ -42,13 +42,119 @@ enum TestingWithStubs {  // sample scaffold
         let provider = Provider<GitHub>(stubClosure: Provider.immediatelyStub)
         return try await provider.request(.zen).mapString()
     }
+
+    static func scriptEveryReply(_ transport: ScriptedTransport) throws {
+        transport.enqueue(.status(204), for: .delete("/user/keys/1"))  // a status, empty body
+        transport.enqueue(.status(304, headers: ["ETag": "\"v2\""]), for: .get("/zen"))  // a status with headers
+        transport.enqueue(.json(#"{"login":"ada"}"#), for: .get("/user"))  // JSON text, Content-Type set
+        transport.enqueue(.json(#"{"message":"Bad"}"#, statusCode: 422), for: .post("/user/repos"))  // JSON, any status
+        transport.enqueue(try .json(encoding: ["login": "ada"]), for: .get("/user"))  // an Encodable value as JSON
+        transport.enqueue(.text("Keep it logically awesome."), for: .get("/zen"))  // plain text
+        transport.enqueue(.data(Data([0x89, 0x50]), headers: ["Content-Type": "image/png"]), for: .get("/avatar"))  // raw bytes
+        transport.enqueue(.response(statusCode: 201, data: Data(), headers: ["Location": "/repos/1"]), for: .post("/repos"))  // the full form
+        transport.enqueue(.failure(URLError(.notConnectedToInternet)), for: .get("/user"))  // a network error
+        transport.enqueue(.delayed(seconds: 0.5, .status(200)), for: .get("/slow"))  // any reply, later
+    }
+
+    static func scriptEveryRoute(_ transport: ScriptedTransport) {
+        transport.enqueue(.status(200), for: .get("/user"))  // GET whose path ends in /user
+        transport.enqueue(.status(201), for: .post("/user/repos"))  // POST
+        transport.enqueue(.status(200), for: .put("/user/starred/apple/swift"))  // PUT
+        transport.enqueue(.status(200), for: .patch("/user"))  // PATCH
+        transport.enqueue(.status(204), for: .delete("/user/keys/1"))  // DELETE
+        transport.enqueue(.status(200), for: ScriptedTransport.Route(path: "/zen"))  // any method
+        transport.enqueue(.status(200), for: ScriptedTransport.Route(method: .head, path: "/zen"))  // a method with no shorthand
+        transport.enqueue(.status(503), for: .matching("the CDN") { $0.url?.host == "cdn.example.com" })  // your own test
+        transport.enqueue(.status(500), for: .any)  // every request
+        transport.enqueue(contentsOf: [.status(503), .status(200)], for: .get("/zen"))  // an array of replies
+        transport.always(.status(304), for: .get("/zen"))  // every match, once the queue is used up
+        transport.respond { request in request.url?.path == "/zen" ? .text("Hi") : nil }  // a closure, last
+    }
+
+    // CourierTesting.docc's landing page.
+    static func landingPageScript() -> Provider<GitHub> {  // sample scaffold
+        let transport = ScriptedTransport()
+        transport.enqueue(.status(401), .json(#"{"login":"ada"}"#), for: .get("/user"))
+        let provider = Provider<GitHub>.scripted(transport)
+        return provider  // sample scaffold
+    }  // sample scaffold
 }  // sample scaffold
 
 extension TestingWithStubs.GitHub: Equatable {}
 
 extension TestingWithStubs {
+    /// Any method to any path (or any URL), for exercising routes.
+    struct Path: TargetType {
+        let method: HTTPMethod
+        let url: URL
+        init(_ method: HTTPMethod, _ path: String) {
+            self.method = method
+            self.url = path.hasPrefix("http") ? URL(string: path)! : URL(string: "https://api.example.com" + path)!
+        }
+        var baseURL: URL { url }
+        var path: String { "" }
+        var task: RequestTask { .requestPlain }
+        var headers: [String: String]? { nil }
+    }
+}
+
+extension TestingWithStubs {
     @Suite("Testing with stubs samples")
     struct Samples {
+        @Test("every reply constructor answers as the docs say")
+        func everyReply() async throws {
+            let transport = ScriptedTransport()
+            try scriptEveryReply(transport)
+            let provider = Provider<Path>(transport: transport)
+            #expect(try await provider.request(Path(.delete, "/user/keys/1")).statusCode == 204)
+            let notModified = try await provider.request(Path(.get, "/zen"))
+            #expect(notModified.statusCode == 304 && notModified.response?.value(forHTTPHeaderField: "ETag") == "\"v2\"")
+            let user = try await provider.request(Path(.get, "/user"))
+            #expect(user.response?.value(forHTTPHeaderField: "Content-Type") == "application/json")
+            #expect(try user.mapString(atKeyPath: "login") == "ada")
+            #expect(try await provider.request(Path(.post, "/user/repos")).statusCode == 422)
+            #expect(try await provider.request(Path(.get, "/user")).mapString(atKeyPath: "login") == "ada")
+            #expect(try await provider.request(Path(.get, "/zen")).mapString() == "Keep it logically awesome.")
+            #expect(try await provider.request(Path(.get, "/avatar")).data == Data([0x89, 0x50]))
+            let created = try await provider.request(Path(.post, "/repos"))
+            #expect(created.statusCode == 201 && created.response?.value(forHTTPHeaderField: "Location") == "/repos/1")
+            await #expect(throws: CourierError.self) { try await provider.request(Path(.get, "/user")) }
+            #expect(try await provider.request(Path(.get, "/slow")).statusCode == 200)
+            #expect(transport.pendingReplyCount == 0)
+        }
+
+        @Test("every route matches what the docs say, in the order of the script")
+        func everyRoute() async throws {
+            let transport = ScriptedTransport()
+            scriptEveryRoute(transport)
+            let provider = Provider<Path>(transport: transport)
+            #expect(try await provider.request(Path(.get, "/v1/user")).statusCode == 200)
+            #expect(try await provider.request(Path(.post, "/user/repos")).statusCode == 201)
+            #expect(try await provider.request(Path(.delete, "/user/keys/1")).statusCode == 204)
+            #expect(try await provider.request(Path(.get, "https://cdn.example.com/x")).statusCode == 503)
+            let anyRequest = try await provider.request(Path(.options, "/elsewhere"))
+            #expect(anyRequest.statusCode == 500, "the .any route takes the first unmatched request")
+            transport.reset()
+            scriptEveryRoute(transport)
+            _ = try await provider.request(Path(.put, "/user/starred/apple/swift"))
+            _ = try await provider.request(Path(.patch, "/user"))
+            _ = try await provider.request(Path(.get, "/user"))
+            #expect(try await provider.request(Path(.post, "/zen")).statusCode == 200, "Route(path:) takes any method")
+            #expect(try await provider.request(Path(.head, "/zen")).statusCode == 200)
+            _ = try await provider.request(Path(.get, "/cdn-elsewhere"))  // .any
+            #expect(try await provider.request(Path(.get, "/zen")).statusCode == 503)
+            #expect(try await provider.request(Path(.get, "/zen")).statusCode == 200)
+            #expect(try await provider.request(Path(.get, "/zen")).statusCode == 304, "always, once the queue is used")
+            transport.reset()
+            scriptEveryRoute(transport)
+            #expect(try await provider.request(Path(.options, "/elsewhere")).statusCode == 500)
+            #expect(try await provider.request(Path(.trace, "/zen")).statusCode == 200)
+            #expect(try await provider.request(Path(.trace, "/zen")).mapString() == "Hi", "the closure comes last")
+            await #expect(throws: CourierError.self, "nothing answers") {
+                try await provider.request(Path(.trace, "/nothing"))
+            }
+        }
+
         @Test func stubbed() async throws {
             #expect(try await stubbedZen() == "Half measures are as bad as nothing at all.")
         }

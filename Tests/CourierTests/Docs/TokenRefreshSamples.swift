@@ -13,18 +13,22 @@ import Testing
 
 enum TokenRefresh {  // sample scaffold
     enum AuthAPI: TargetType, AccessTokenAuthorizable {
+        case signIn(username: String, password: String)
         case refresh(token: String)
+        case guest
 
         var baseURL: URL { URL(string: "https://auth.example.com")! }
         var path: String { "oauth/token" }
         var method: HTTPMethod { .post }
         var task: RequestTask {
-            switch self {
-            case .refresh(let token):
-                .requestParameters(
-                    parameters: ["grant_type": "refresh_token", "refresh_token": token],
-                    encoding: URLEncoding.httpBody)
-            }
+            let parameters: [String: any Sendable] =
+                switch self {
+                case .signIn(let username, let password):
+                    ["grant_type": "password", "username": username, "password": password]
+                case .refresh(let token): ["grant_type": "refresh_token", "refresh_token": token]
+                case .guest: ["grant_type": "client_credentials"]
+                }
+            return .requestParameters(parameters: parameters, encoding: URLEncoding.httpBody)
         }
         var headers: [String: String]? { nil }
         var authorizationType: AuthorizationType? { nil }
@@ -92,6 +96,33 @@ enum TokenRefresh {  // sample scaffold
         }
         return RefreshableProvider<Account>(auth: session, refreshPolicy: policy)
     }
+
+    static func signIn(username: String, password: String, session: AuthSession) async throws {
+        let authProvider = Provider<AuthAPI>()
+        let response = try await authProvider.request(.signIn(username: username, password: password))
+        try await session.signIn(try OAuthToken(response: response))
+    }
+
+    static func makeGuestSession() -> AuthSession {
+        let authProvider = Provider<AuthAPI>()
+        return AuthSession(
+            refresh: { token in
+                try OAuthToken(response: await authProvider.request(.refresh(token: token.refreshToken ?? "")))
+            },
+            acquire: {
+                try OAuthToken(response: await authProvider.request(.guest))
+            })
+    }
+
+    static func start(session: AuthSession, showLogin: @escaping @Sendable () async -> Void) async -> Task<Void, Never> {
+        if let error = session.tokenLoadError {
+            print("The saved sign-in could not be read, please sign in again: \(error)")
+        }
+        if await session.needsSignIn {
+            await showLogin()
+        }
+        return watchSession(session, showLogin: showLogin)
+    }
 }  // sample scaffold
 
 extension TokenRefresh {
@@ -114,6 +145,68 @@ extension TokenRefresh {
             #expect(
                 String(decoding: request.httpBody ?? Data(), as: UTF8.self)
                     == "grant_type=refresh_token&refresh_token=r1")
+        }
+
+        @Test("signing in: a password grant to the token endpoint, unsigned; a wrong password is a 400 status error")
+        func signInGrant() async throws {
+            let transport = ScriptedTransport()
+            transport.enqueue(
+                .json(#"{"access_token":"a1","token_type":"bearer","expires_in":3600,"refresh_token":"r1"}"#),
+                .json(#"{"error":"invalid_grant"}"#, statusCode: 400),
+                for: .post("/oauth/token"))
+            let authProvider = Provider<AuthAPI>.scripted(transport)
+            let session = AuthSession(refresh: { $0 })
+
+            let response = try await authProvider.request(.signIn(username: "ada", password: "pw"))
+            try await session.signIn(try OAuthToken(response: response))
+
+            #expect(await session.token?.accessToken == "a1")
+            #expect(await !session.needsSignIn)
+            let sent = try #require(transport.lastRequest)
+            #expect(sent.value(forHTTPHeaderField: "Authorization") == nil)
+            let body = String(decoding: sent.httpBody ?? Data(), as: UTF8.self)
+            #expect(Set(body.split(separator: "&")) == ["grant_type=password", "username=ada", "password=pw"])
+
+            let wrong = try await authProvider.request(.signIn(username: "ada", password: "nope"))
+            #expect(throws: CourierError.self) { try OAuthToken(response: wrong) }
+            #expect(await session.token?.accessToken == "a1", "a failed sign-in leaves the session alone")
+        }
+
+        @Test("the acquire closure gets a guest token once, when there is none")
+        func guestToken() async throws {
+            let transport = ScriptedTransport()
+            transport.enqueue(.json(#"{"access_token":"guest","token_type":"bearer","expires_in":3600}"#), for: .post("/oauth/token"))
+            let authProvider = Provider<AuthAPI>.scripted(transport)
+            let session = AuthSession(
+                refresh: { $0 }, acquire: { try OAuthToken(response: await authProvider.request(.guest)) })
+            #expect(await !session.needsSignIn)
+
+            async let first = session.validToken()
+            async let second = session.validToken()
+            #expect(try await [first.accessToken, second.accessToken] == ["guest", "guest"])
+            #expect(transport.requestCount == 1)
+            #expect(String(decoding: transport.lastRequest?.httpBody ?? Data(), as: UTF8.self) == "grant_type=client_credentials")
+            _ = makeGuestSession()
+        }
+
+        @Test("start shows the login screen at once over a corrupt token file, and not over a stored token")
+        func startUp() async throws {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-docs-\(UUID()).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data("not a token".utf8).write(to: file)
+            let shown = HookLog()
+
+            let corrupt = makeSession(tokenFile: file)
+            let watcher = await start(session: corrupt) { shown.append("login") }
+            watcher.cancel()
+            #expect(shown.all == ["login"])
+            #expect(corrupt.tokenLoadError != nil)
+
+            try FileTokenStore(url: file).save(OAuthToken(accessToken: "stored", refreshToken: "r"))
+            let stored = makeSession(tokenFile: file)
+            let quiet = await start(session: stored) { shown.append("login again") }
+            quiet.cancel()
+            #expect(shown.all == ["login"])
         }
 
         @Test("makeSession loads the token stored in its file")

@@ -27,21 +27,32 @@ struct ProgressTrackerTests {
         #expect(recorder.all.map(\.completedBytes) == [50, 80, 0, 60, 90])
     }
 
-    @Test("1 is reserved for the last step, which carries the response and the total")
+    @Test("the last step carries the response at exactly 1, with the total")
     func finishCarriesResponse() throws {
         let recorder = Recorder()
+        recorder.tracker.report(40, 100)
         recorder.tracker.report(100, 100)
         let response = Response(statusCode: 201, data: Data("ok".utf8))
         recorder.tracker.finish(with: response)
         let steps = recorder.all
-        #expect(steps.count == 2)
-        #expect(steps[0].progress < 1)
-        #expect(steps[0].progress == ProgressTracker.ceilingBeforeResponse)
-        #expect(!steps[0].completed)
-        #expect(steps[1].progress == 1)
-        #expect(steps[1].response == response)
-        #expect(steps[1].completedBytes == 100)
-        #expect(steps[1].totalBytes == 100)
+        #expect(steps.count == 3)
+        #expect(steps.map(\.progress) == [0.4, 1, 1], "every byte out: 1, while the server has not answered")
+        #expect(steps.map(\.completed) == [false, false, true], "only the last step says the request finished")
+        #expect(steps[2].response == response)
+        #expect(steps[2].completedBytes == 100)
+        #expect(steps[2].totalBytes == 100)
+    }
+
+    @Test("before the response the fraction is the true one: no 0.999999 ceiling")
+    func trueFractionBeforeResponse() {
+        let recorder = Recorder()
+        for completed in [0, 1, 250_000, 999_999, 1_000_000] as [Int64] {
+            recorder.tracker.report(completed, 1_000_000)
+        }
+        recorder.tracker.finish(with: Response(statusCode: 200, data: Data()))
+        #expect(recorder.all.map(\.progress) == [0, 0.000_001, 0.25, 0.999_999, 1, 1])
+        #expect(recorder.all.filter(\.completed).count == 1)
+        #expect(recorder.all.last?.completed == true)
     }
 
     @Test("nothing is reported after the last step")

@@ -39,7 +39,8 @@ struct ProviderTransferTests {
             steps.append(step)
         }
         #expect(steps.map(\.completedBytes) == [0, 250, 500, 750, 1000, 1000])
-        #expect(steps.map(\.progress).dropLast().allSatisfy { $0 < 1 })
+        #expect(steps.map(\.progress) == [0, 0.25, 0.5, 0.75, 1, 1])
+        #expect(steps.map(\.completed) == [false, false, false, false, false, true])
         #expect(steps.last?.progress == 1)
         #expect(steps.last?.response?.data == Data("done".utf8))
     }

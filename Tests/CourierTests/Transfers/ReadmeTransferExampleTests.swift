@@ -39,7 +39,7 @@ struct ReadmeTransferExampleTests {
                     "\(Int(step.progress * 100)) % — \(step.completedBytes) of \(step.totalBytes ?? 0) bytes sent")
             }
         }
-        #expect(lines == ["47 % — 2048 of 4300 bytes sent", "99 % — 4300 of 4300 bytes sent", "uploaded: 201"])
+        #expect(lines == ["47 % — 2048 of 4300 bytes sent", "100 % — 4300 of 4300 bytes sent", "uploaded: 201"])
 
         // The README's download, on a queue of the test's own and from the sample data.
         let stubbed = Provider<Media>(

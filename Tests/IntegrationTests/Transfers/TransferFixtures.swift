@@ -185,11 +185,12 @@ extension Array where Element == ProgressResponse {
         zip(self, dropFirst()).allSatisfy { $0.progress <= $1.progress }
     }
 
-    /// Whether this is a complete run: every step but the last below 1 and without a
-    /// response, and the last at exactly 1 with the response.
+    /// Whether this is a complete run: every step but the last without a response (its
+    /// fraction may reach 1 once every byte has moved), and the last at exactly 1 with the
+    /// response.
     var endsCompleteAtOne: Bool {
         guard let last else { return false }
-        return last.progress == 1 && last.completed && dropLast().allSatisfy { $0.progress < 1 && !$0.completed }
+        return last.progress == 1 && last.completed && dropLast().allSatisfy { $0.progress <= 1 && !$0.completed }
     }
 }
 
