@@ -23,6 +23,11 @@ final class InflightRequests: @unchecked Sendable {
         lock.withLock { calls.count }
     }
 
+    /// The number of callers waiting for a call, for tests.
+    var waiterCount: Int {
+        lock.withLock { calls.values.reduce(0) { $0 + $1.waiters.count } }
+    }
+
     /// The result of the call for `identity`: the one in flight, or a new one that runs
     /// `operation`. A cancelled caller gets ``CourierError/cancelled`` at once; the call
     /// itself is cancelled when its last caller is.
