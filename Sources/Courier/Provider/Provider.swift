@@ -34,9 +34,9 @@ import Foundation
 ///     }
 ///
 ///     override init(
-///         endpointClosure: @escaping EndpointClosure = Provider.defaultEndpointMapping,
-///         requestClosure: @escaping RequestClosure = Provider.defaultRequestMapping,
-///         stubClosure: @escaping StubClosure = Provider.neverStub,
+///         endpointClosure: @escaping EndpointClosure = Provider<GitHub>.defaultEndpointMapping,
+///         requestClosure: @escaping RequestClosure = Provider<GitHub>.defaultRequestMapping,
+///         stubClosure: @escaping StubClosure = Provider<GitHub>.neverStub,
 ///         callbackQueue: DispatchQueue? = nil,
 ///         transport: any HTTPTransport = URLSessionTransport(),
 ///         retryPolicy: RetryPolicy? = nil,
