@@ -51,7 +51,7 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     ///   - plugins: your plugins; they run after the signing plugin.
     ///   - trackInflights: identical requests in flight together share one call, as for
     ///     ``Provider``; a shared call is refreshed and replayed once for all its callers.
-    public init(
+    @preconcurrency public init(
         auth: AuthSession,
         refreshPolicy: RefreshPolicy = .default,
         authPlugin: AuthPlugin? = nil,

@@ -113,7 +113,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     ///     is cancelled only when every caller has. Downloads, and requests made with
     ///     progress reporting, always go out on their own. Off by default: two identical
     ///     `POST`s would otherwise be sent once.
-    public init(
+    @preconcurrency public init(
         endpointClosure: @escaping EndpointClosure = Provider.defaultEndpointMapping,
         requestClosure: @escaping RequestClosure = Provider.defaultRequestMapping,
         stubClosure: @escaping StubClosure = Provider.neverStub,
