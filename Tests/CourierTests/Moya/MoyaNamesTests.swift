@@ -90,4 +90,35 @@ struct MoyaNamesTests {
         let nested: Provider<TestAPI>.Completion = completion
         _ = nested
     }
+
+    /// A plugin written for Moya 15: synchronous, non-throwing `prepare`.
+    struct SyncPrepare: PluginType {
+        func prepare(_ request: URLRequest, target: any TargetType) -> URLRequest {
+            var request = request
+            request.setValue("sync", forHTTPHeaderField: "X-Prepared")
+            return request
+        }
+    }
+
+    @Test("a plugin with Moya 15's synchronous prepare is the one that runs")
+    func synchronousPrepare() async throws {
+        let transport = ScriptedTransport()
+        transport.always(.status(200), for: .any)
+        _ = try await Provider<TestAPI>.scripted(transport, plugins: [SyncPrepare()]).request(.plain)
+        #expect(transport.lastRequest?.value(forHTTPHeaderField: "X-Prepared") == "sync")
+    }
+
+    @Test("the stub and mapping helpers work as values and as calls")
+    func helpers() async throws {
+        let stub: Provider<TestAPI>.StubClosure = Provider<TestAPI>.immediatelyStub
+        #expect(stub(.plain) == .immediate)
+        #expect(Provider<TestAPI>.immediatelyStub(.plain) == .immediate)
+        #expect(Provider<TestAPI>.neverStub(.plain) == .never)
+        let never: Provider<TestAPI>.StubClosure = Provider<TestAPI>.neverStub
+        #expect(never(.plain) == .never)
+        let mapping = Provider<TestAPI>.defaultEndpointMapping
+        #expect(mapping(.user(id: 1)) == Provider<TestAPI>.defaultEndpointMapping(for: .user(id: 1)))
+        let request = try await Provider<TestAPI>.defaultRequestMapping(mapping(.user(id: 1)))
+        #expect(request.url?.absoluteString == "https://api.example.com/v1/users/1")
+    }
 }
