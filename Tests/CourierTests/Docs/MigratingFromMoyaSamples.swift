@@ -67,7 +67,8 @@ enum MigratingFromMoya {  // sample scaffold
     }
 
     static func avatarTask(_ jpeg: Data) -> RequestTask {
-        let avatar = MultipartFormData(provider: .data(jpeg), name: "avatar", fileName: "a.jpg", mimeType: "image/jpeg")
+        let avatar = MultipartFormData(
+            provider: .data(jpeg), name: "avatar", fileName: "a.jpg", mimeType: "image/jpeg")
         return .uploadMultipart([avatar])
     }
 
@@ -146,7 +147,8 @@ extension MigratingFromMoya {
             #expect(search.url?.query == "page=2&q=swift")
             #expect(try parameters(fromJSON: Data(#"{"page":2}"#.utf8))["page"] as? Int == 2)
             #expect(tags.query(["t": ["a", "b"], "all": true]) == "all=true&t=a&t=b")
-            let plain = try PlainText().encode(URLRequest(url: URL(string: "https://x.example")!), with: ["b": 2, "a": 1])
+            let plain = try PlainText().encode(
+                URLRequest(url: URL(string: "https://x.example")!), with: ["b": 2, "a": 1])
             #expect(plain.httpBody == Data("a=1\nb=2".utf8))
             guard case .uploadMultipart(let parts) = avatarTask(Data([1])) else {
                 Issue.record("not a multipart task")

@@ -86,12 +86,13 @@ enum Providers {
     static let subclassed = MyServiceProvider(stubClosure: MyServiceProvider.immediatelyStub)
 
     static let configured = Provider<MyService>(
-        transport: URLSessionTransport(configuration: {
-            let configuration = URLSessionConfiguration.default
-            configuration.timeoutIntervalForRequest = 20
-            configuration.httpAdditionalHeaders = ["X-Client": "Swift5App"]
-            return configuration
-        }()))
+        transport: URLSessionTransport(
+            configuration: {
+                let configuration = URLSessionConfiguration.default
+                configuration.timeoutIntervalForRequest = 20
+                configuration.httpAdditionalHeaders = ["X-Client": "Swift5App"]
+                return configuration
+            }()))
 }
 
 /// A view model in the Moya style: completion handlers, progress, cancellation.
@@ -114,7 +115,8 @@ final class ZenViewModel {
     func upload(_ data: Data) {
         let progress: ProgressBlock = { step in self.uploadProgress = step.progress }
         let completion: Completion = { result in print(result) }
-        request = Providers.live.request(.uploadAvatar(data), callbackQueue: .main, progress: progress, completion: completion)
+        request = Providers.live.request(
+            .uploadAvatar(data), callbackQueue: .main, progress: progress, completion: completion)
     }
 
     func makeProvider() -> Provider<MyService> {
