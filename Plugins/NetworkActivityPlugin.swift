@@ -19,7 +19,8 @@ import Foundation
 ///
 /// Every `.began` is followed by exactly one `.ended` for the same target, whatever the
 /// outcome — success, failure or cancellation. A request that fails before it is sent (a
-/// plugin's `prepare` throws) reports neither. The closure runs on whatever thread the
+/// plugin's `prepare` throws, or it is cancelled first) reports neither, although the
+/// provider still passes a cancelled one to `didReceive`, as Moya does. The closure runs on whatever thread the
 /// request runs on: hop to the main actor yourself to touch UI.
 public struct NetworkActivityPlugin: PluginType {
     /// Whether a request started or ended.
@@ -46,8 +47,10 @@ public struct NetworkActivityPlugin: PluginType {
         networkActivityClosure(.began, target)
     }
 
-    /// Reports ``Change/ended``.
+    /// Reports ``Change/ended``, for a request that was sent.
     public func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) {
+        // A request cancelled before it was sent never reported `.began`.
+        guard PluginNotification.requestWasSent else { return }
         networkActivityClosure(.ended, target)
     }
 }

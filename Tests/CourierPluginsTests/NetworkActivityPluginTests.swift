@@ -71,4 +71,36 @@ struct NetworkActivityPluginTests {
 
         #expect(changes.all.isEmpty)
     }
+
+    @Test("a request cancelled before it is sent reports neither, though didReceive sees it", arguments: 0..<10)
+    func cancelledBeforeSending(round: Int) async throws {
+        struct HoldUntilCancelled: PluginType {
+            let entered: CallCounter
+            func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+                _ = entered.increment()
+                for _ in 0..<1_000 where !Task.isCancelled { try? await Task.sleep(nanoseconds: 10_000_000) }
+                return request
+            }
+        }
+        struct SeesResult: PluginType {
+            let seen: Collector<String>
+            func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) {
+                if case .failure(let error) = result { seen.append("\(error.isCancelled)") }
+            }
+        }
+        let entered = CallCounter()
+        let seen = Collector<String>()
+        let transport = ScriptedTransport()
+        let provider = Provider<PluginTestTarget>.scripted(
+            transport, plugins: [HoldUntilCancelled(entered: entered), plugin, SeesResult(seen: seen)])
+
+        let task = Task { try await provider.request(PluginTestTarget()) }
+        for _ in 0..<5_000 where entered.value == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        task.cancel()
+        _ = await task.result
+
+        #expect(seen.all == ["true"])
+        #expect(changes.all.isEmpty)
+        #expect(transport.requestCount == 0)
+    }
 }

@@ -49,7 +49,9 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     ///   - retryPolicy: retries transient failures, as for ``Provider``; counted apart from
     ///     the token replays.
     ///   - plugins: your plugins; they run after the signing plugin.
-    public init(
+    ///   - trackInflights: identical requests in flight together share one call, as for
+    ///     ``Provider``; a shared call is refreshed and replayed once for all its callers.
+    @preconcurrency public init(
         auth: AuthSession,
         refreshPolicy: RefreshPolicy = .default,
         authPlugin: AuthPlugin? = nil,
@@ -59,7 +61,8 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
         callbackQueue: DispatchQueue? = nil,
         transport: any HTTPTransport = URLSessionTransport(),
         retryPolicy: RetryPolicy? = nil,
-        plugins: [any PluginType] = []
+        plugins: [any PluginType] = [],
+        trackInflights: Bool = false
     ) {
         self.auth = auth
         self.refreshPolicy = refreshPolicy
@@ -68,7 +71,7 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
         super.init(
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
             callbackQueue: callbackQueue, transport: transport, retryPolicy: retryPolicy,
-            plugins: [signing] + plugins.filter { !($0 is AuthPlugin) })
+            plugins: [signing] + plugins.filter { !($0 is AuthPlugin) }, trackInflights: trackInflights)
     }
 
     /// Sends `target`; on a rejected token, refreshes once (shared with every concurrent

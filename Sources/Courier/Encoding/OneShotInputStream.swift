@@ -2,7 +2,7 @@ import Foundation
 
 /// An `InputStream` that can be taken out exactly once, by whoever writes the request body.
 ///
-/// You rarely create one yourself: ``MultipartFormBodyPart/Provider/stream(_:length:)``
+/// You rarely create one yourself: ``MultipartFormBodyPart/FormDataProvider/stream(_:_:)``
 /// wraps your stream in it. `InputStream` is not `Sendable`; this box hands it over across
 /// concurrency domains under a lock, and once it is taken (or the stream was opened
 /// elsewhere) ``isAvailable`` is `false`, which is how Courier knows not to replay a request
@@ -35,5 +35,17 @@ public final class OneShotInputStream: @unchecked Sendable {
             guard let stream else { return false }
             return stream.streamStatus == .notOpen
         }
+    }
+}
+
+extension OneShotInputStream: Hashable {
+    /// Whether both are the same box: a stream has no value to compare, only an identity.
+    public static func == (lhs: OneShotInputStream, rhs: OneShotInputStream) -> Bool {
+        lhs === rhs
+    }
+
+    /// Hashes the box's identity.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
     }
 }

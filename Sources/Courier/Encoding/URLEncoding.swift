@@ -8,10 +8,17 @@ import Foundation
 /// string or in the body, the way Alamofire does.
 ///
 /// - Keys are sorted, so the same parameters always give the same string.
-/// - Arrays become `key[]=a&key[]=b`; nested dictionaries become `key[sub]=value`.
-/// - Booleans become `1` and `0`.
+/// - Arrays become `key[]=a&key[]=b` by default; ``ArrayEncoding`` has Alamofire's other
+///   spellings. Nested dictionaries become `key[sub]=value`.
+/// - Booleans become `1` and `0` by default, or `true` and `false` with
+///   ``BoolEncoding/literal``.
 /// - Everything is percent-escaped except the characters RFC 3986 allows in a query
-///   (`?` and `/` stay as they are).
+///   (`?` and `/` stay as they are); so are the brackets in keys.
+///
+/// ```swift
+/// let encoding = URLEncoding(destination: .queryString, arrayEncoding: .noBrackets, boolEncoding: .literal)
+/// // ["ids": [1, 2], "all": true] → "all=true&ids=1&ids=2"
+/// ```
 public struct URLEncoding: ParameterEncoding {
     /// Where the encoded parameters go.
     public enum Destination: Sendable {
@@ -24,6 +31,41 @@ public struct URLEncoding: ParameterEncoding {
         case httpBody
     }
 
+    /// How array parameters are written, as Alamofire's `URLEncoding.ArrayEncoding`.
+    public enum ArrayEncoding: Sendable, Hashable {
+        /// `key[]=a&key[]=b` (the default).
+        case brackets
+        /// `key=a&key=b`.
+        case noBrackets
+        /// `key[0]=a&key[1]=b`.
+        case indexInBrackets
+
+        /// The key under which the element at `index` of the array `key` is written.
+        func encode(key: String, atIndex index: Int) -> String {
+            switch self {
+            case .brackets: "\(key)[]"
+            case .noBrackets: key
+            case .indexInBrackets: "\(key)[\(index)]"
+            }
+        }
+    }
+
+    /// How `Bool` parameters are written, as Alamofire's `URLEncoding.BoolEncoding`.
+    public enum BoolEncoding: Sendable, Hashable {
+        /// `1` and `0` (the default).
+        case numeric
+        /// `true` and `false`.
+        case literal
+
+        /// `value` as this encoding writes it.
+        func encode(value: Bool) -> String {
+            switch self {
+            case .numeric: value ? "1" : "0"
+            case .literal: value ? "true" : "false"
+            }
+        }
+    }
+
     /// The query string for `GET`, `HEAD` and `DELETE`, the body otherwise.
     public static let `default` = URLEncoding(destination: .methodDependent)
     /// Always the query string.
@@ -33,10 +75,24 @@ public struct URLEncoding: ParameterEncoding {
 
     /// Where this encoding puts the parameters.
     public let destination: Destination
+    /// How array parameters are written.
+    public let arrayEncoding: ArrayEncoding
+    /// How `Bool` parameters are written.
+    public let boolEncoding: BoolEncoding
 
-    /// Creates an encoding with the given destination.
-    public init(destination: Destination = .methodDependent) {
+    /// Creates an encoding; the defaults are Alamofire's (and ``default``'s).
+    ///
+    /// - Parameters:
+    ///   - destination: where the parameters go.
+    ///   - arrayEncoding: how arrays are written (`key[]=…`).
+    ///   - boolEncoding: how booleans are written (`1`/`0`).
+    public init(
+        destination: Destination = .methodDependent, arrayEncoding: ArrayEncoding = .brackets,
+        boolEncoding: BoolEncoding = .numeric
+    ) {
         self.destination = destination
+        self.arrayEncoding = arrayEncoding
+        self.boolEncoding = boolEncoding
     }
 
     /// Returns `request` with `parameters` encoded into its query string or body.
@@ -52,7 +108,7 @@ public struct URLEncoding: ParameterEncoding {
         case .queryString: inURL = true
         case .httpBody: inURL = false
         }
-        let encoded = Self.query(parameters)
+        let encoded = query(parameters)
         if inURL {
             guard let url = request.url else {
                 throw CourierError.parameterEncoding(URLEncodingFailure.missingURL)
@@ -72,8 +128,15 @@ public struct URLEncoding: ParameterEncoding {
         return request
     }
 
-    /// The parameters as a percent-escaped query string, keys sorted.
+    /// The parameters as a percent-escaped query string, keys sorted, with the default
+    /// array and `Bool` encodings.
     public static func query(_ parameters: [String: any Sendable]) -> String {
+        URLEncoding().query(parameters)
+    }
+
+    /// The parameters as a percent-escaped query string, keys sorted, with this encoding's
+    /// ``arrayEncoding`` and ``boolEncoding``.
+    public func query(_ parameters: [String: any Sendable]) -> String {
         var components: [(String, String)] = []
         for key in parameters.keys.sorted() {
             if let value = parameters[key] {
@@ -102,7 +165,7 @@ public struct URLEncoding: ParameterEncoding {
         return allowed
     }()
 
-    private static func appendComponents(
+    private func appendComponents(
         key: String, value: Any, to components: inout [(String, String)]
     ) {
         if let dictionary = value as? [String: Any] {
@@ -112,15 +175,16 @@ public struct URLEncoding: ParameterEncoding {
                 }
             }
         } else if let array = value as? [Any] {
-            for element in array {
-                appendComponents(key: "\(key)[]", value: element, to: &components)
+            for (index, element) in array.enumerated() {
+                appendComponents(
+                    key: arrayEncoding.encode(key: key, atIndex: index), value: element, to: &components)
             }
         } else if let bool = value as? Bool, type(of: value) == Bool.self {
-            components.append((escape(key), bool ? "1" : "0"))
+            components.append((Self.escape(key), boolEncoding.encode(value: bool)))
         } else if value is NSNull {
-            components.append((escape(key), ""))
+            components.append((Self.escape(key), ""))
         } else {
-            components.append((escape(key), escape(String(describing: value))))
+            components.append((Self.escape(key), Self.escape(String(describing: value))))
         }
     }
 

@@ -54,12 +54,12 @@ extension Endpoint {
             return try withBody.encoded(parameters: urlParameters, encoding: URLEncoding.queryString)
         case .uploadMultipart:
             request.setValue(
-                MultipartFormData.contentType(boundary: MultipartFormData.randomBoundary()),
+                MultipartFormat.contentType(boundary: MultipartFormat.randomBoundary()),
                 forHTTPHeaderField: "Content-Type")
             return request
         case .uploadCompositeMultipart(_, let urlParameters):
             request.setValue(
-                MultipartFormData.contentType(boundary: MultipartFormData.randomBoundary()),
+                MultipartFormat.contentType(boundary: MultipartFormat.randomBoundary()),
                 forHTTPHeaderField: "Content-Type")
             return try request.encoded(parameters: urlParameters, encoding: URLEncoding.queryString)
         }

@@ -19,7 +19,7 @@ struct PreparedBody {
     /// Prepares the body of `task` for `request`.
     ///
     /// Multipart bodies are written off the cooperative threads: in memory below
-    /// ``MultipartFormData/memoryThreshold`` (10 MiB), else to a file in
+    /// ``MultipartFormat/memoryThreshold`` (10 MiB), else to a file in
     /// ``TransferDirectory/current``.
     ///
     /// - Throws: ``CourierError/cancelled`` when the task is cancelled meanwhile (no file is
@@ -28,7 +28,7 @@ struct PreparedBody {
     static func prepare(for task: RequestTask, request: URLRequest) async throws(CourierError) -> PreparedBody {
         switch task {
         case .uploadFile(let url):
-            guard MultipartFormData.regularFileSize(url) != nil,
+            guard MultipartFormat.regularFileSize(url) != nil,
                 FileManager.default.isReadableFile(atPath: url.path)
             else {
                 throw .underlying(MultipartEncodingFailure.unreadableFile(url), nil)
@@ -52,23 +52,23 @@ struct PreparedBody {
         var request = request
         let contentType = request.value(forHTTPHeaderField: "Content-Type")
         let boundary: String
-        if let given = MultipartFormData.boundary(fromContentType: contentType) {
+        if let given = MultipartFormat.boundary(fromContentType: contentType) {
             boundary = given
         } else {
-            boundary = MultipartFormData.randomBoundary()
-            request.setValue(MultipartFormData.contentType(boundary: boundary), forHTTPHeaderField: "Content-Type")
+            boundary = MultipartFormat.randomBoundary()
+            request.setValue(MultipartFormat.contentType(boundary: boundary), forHTTPHeaderField: "Content-Type")
         }
-        let length = MultipartFormData.contentLength(of: parts, boundary: boundary)
+        let length = MultipartFormat.contentLength(of: parts, boundary: boundary)
         let directory = TransferDirectory.current
         do {
-            if let length, length < MultipartFormData.memoryThreshold {
+            if let length, length < MultipartFormat.memoryThreshold {
                 let data = try await BlockingIO.run { isCancelled in
-                    try MultipartFormData.encode(parts, boundary: boundary, isCancelled: isCancelled)
+                    try MultipartFormat.encode(parts, boundary: boundary, isCancelled: isCancelled)
                 }
                 return PreparedBody(request: request, transportBody: .data(data), temporaryFile: nil)
             }
             let file = try await BlockingIO.run { isCancelled in
-                try MultipartFormData.writeToTemporaryFile(
+                try MultipartFormat.writeToTemporaryFile(
                     parts, boundary: boundary, in: directory, isCancelled: isCancelled)
             }
             let body = PreparedBody(request: request, transportBody: .file(file), temporaryFile: file)

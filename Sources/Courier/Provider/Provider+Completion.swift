@@ -1,11 +1,25 @@
 import Dispatch
 import Foundation
 
+/// Called once with a request's result, as Moya's `Completion`.
+///
+/// ```swift
+/// let completion: Completion = { result in
+///     if case .failure(let error) = result { print(error) }
+/// }
+/// provider.request(.zen, completion: completion)
+/// ```
+public typealias Completion = @Sendable (_ result: Result<Response, CourierError>) -> Void
+
+/// Called as an upload or download advances, as Moya's `ProgressBlock`; the last call carries
+/// the ``ProgressResponse/response``.
+public typealias ProgressBlock = @Sendable (_ progress: ProgressResponse) -> Void
+
 extension Provider {
-    /// Called as a transfer advances.
-    public typealias ProgressBlock = @Sendable (ProgressResponse) -> Void
-    /// Called once with the result.
-    public typealias Completion = @Sendable (Result<Response, CourierError>) -> Void
+    /// Called as a transfer advances; the module-level ``Courier/ProgressBlock``.
+    public typealias ProgressBlock = Courier.ProgressBlock
+    /// Called once with the result; the module-level ``Courier/Completion``.
+    public typealias Completion = Courier.Completion
 
     /// Sends `target` and calls `completion` with the result, Moya's way.
     ///

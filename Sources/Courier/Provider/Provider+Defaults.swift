@@ -20,4 +20,13 @@ extension Provider {
     public static func defaultRequestMapping(for endpoint: Endpoint) async throws -> URLRequest {
         try endpoint.urlRequest()
     }
+
+    /// ``defaultEndpointMapping(for:)`` as a `@Sendable` closure, so that passing
+    /// `Provider.defaultEndpointMapping` (a subclass's `override init` default, say) compiles
+    /// without a warning in Swift 5 language mode too.
+    public static var defaultEndpointMapping: EndpointClosure { { defaultEndpointMapping(for: $0) } }
+
+    /// ``defaultRequestMapping(for:)`` as a `@Sendable` closure, for the same reason as
+    /// ``defaultEndpointMapping``.
+    public static var defaultRequestMapping: RequestClosure { { try await defaultRequestMapping(for: $0) } }
 }

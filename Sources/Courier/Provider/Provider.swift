@@ -19,6 +19,48 @@ import Foundation
 ///
 /// ``request(_:)`` is the one override point: the completion-handler, decoding and progress
 /// forms all go through it, so a subclass such as ``RefreshableProvider`` changes them all.
+///
+/// ## Subclassing
+///
+/// Moya apps subclass `MoyaProvider` with an `override init`; the same works here:
+///
+/// ```swift
+/// final class APIProvider: Provider<GitHub>, @unchecked Sendable {  // only `let`s
+///     let region: String
+///
+///     init(region: String, plugins: [any PluginType] = []) {
+///         self.region = region
+///         super.init(plugins: plugins)
+///     }
+///
+///     override init(
+///         endpointClosure: @escaping EndpointClosure = Provider<GitHub>.defaultEndpointMapping,
+///         requestClosure: @escaping RequestClosure = Provider<GitHub>.defaultRequestMapping,
+///         stubClosure: @escaping StubClosure = Provider<GitHub>.neverStub,
+///         callbackQueue: DispatchQueue? = nil,
+///         transport: any HTTPTransport = URLSessionTransport(),
+///         retryPolicy: RetryPolicy? = nil,
+///         plugins: [any PluginType] = [],
+///         trackInflights: Bool = false
+///     ) {
+///         self.region = "eu"
+///         super.init(
+///             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
+///             callbackQueue: callbackQueue, transport: transport, retryPolicy: retryPolicy,
+///             plugins: plugins, trackInflights: trackInflights)
+///     }
+/// }
+/// ```
+///
+/// - The subclass restates `@unchecked Sendable`: Swift requires every subclass of a class
+///   whose conformance is `@unchecked` to say so (it warns otherwise), and it is the
+///   subclass's promise that its own stored properties are `let`s of `Sendable` types too.
+/// - Parameters added to this initializer in later versions always come with a default. A
+///   subclass that declares no initializer inherits them; an `init` of your own that calls
+///   `super.init(…)` with labels (like `init(region:plugins:)` above) keeps compiling and
+///   gets the defaults; an `override init` that restates the parameter list stops
+///   compiling ("does not override a designated initializer"), so you are told to add the
+///   new parameter; it is never skipped silently.
 open class Provider<Target: TargetType>: @unchecked Sendable {
     // @unchecked: an open class cannot be checked, but every stored property is an immutable
     // `let` of a Sendable type (no lock needed), and subclasses must keep that rule.
@@ -46,6 +88,11 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     public let plugins: [any PluginType]
     /// Retries transient failures; `nil` (the default, as in Moya) never retries.
     public let retryPolicy: RetryPolicy?
+    /// Whether identical requests in flight at the same time share one call (Moya's
+    /// `trackInflights`); see ``init(endpointClosure:requestClosure:stubClosure:callbackQueue:transport:retryPolicy:plugins:trackInflights:)``.
+    public let trackInflights: Bool
+    /// The shared calls, when ``trackInflights`` is on.
+    let inflights: InflightRequests?
 
     /// Creates a provider; every argument has Moya's default.
     ///
@@ -58,15 +105,26 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     ///   - transport: what sends real requests (a new ``URLSessionTransport``).
     ///   - retryPolicy: retries transient failures (none by default).
     ///   - plugins: run in order on every request.
-    public init(
+    ///   - trackInflights: when `true`, a request made while an identical one is in flight
+    ///     (equal ``Endpoint``s, see ``Endpoint/==(_:_:)``) does not go out again: it waits
+    ///     for the call already under way and gets its result, as in Moya. The plugins see
+    ///     that one call. A caller that cancels stops waiting (and gets
+    ///     ``CourierError/cancelled``) without cancelling the call for the others; the call
+    ///     is cancelled only when every caller has. Downloads, and requests made with
+    ///     progress reporting, always go out on their own. Off by default: two identical
+    ///     `POST`s would otherwise be sent once.
+    @preconcurrency public init(
         endpointClosure: @escaping EndpointClosure = Provider.defaultEndpointMapping,
         requestClosure: @escaping RequestClosure = Provider.defaultRequestMapping,
         stubClosure: @escaping StubClosure = Provider.neverStub,
         callbackQueue: DispatchQueue? = nil,
         transport: any HTTPTransport = URLSessionTransport(),
         retryPolicy: RetryPolicy? = nil,
-        plugins: [any PluginType] = []
+        plugins: [any PluginType] = [],
+        trackInflights: Bool = false
     ) {
+        self.trackInflights = trackInflights
+        self.inflights = trackInflights ? InflightRequests() : nil
         self.endpointClosure = endpointClosure
         self.requestClosure = requestClosure
         self.stubClosure = stubClosure
@@ -94,6 +152,9 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     /// replay).
     public final func send(_ target: Target) async throws(CourierError) -> Response {
         guard let tracker = ProgressContext.current else {
+            if let inflights {
+                return try await sharedAttempts(target, inflights: inflights).get()
+            }
             return try await attempts(target, progress: nil)
         }
         // Progress belongs to this request's own transfer: the plugins run without it, so a
@@ -108,14 +169,43 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
         return try result.get()
     }
 
+    /// The attempts of `target`, shared with every identical request in flight
+    /// (``trackInflights``).
+    private func sharedAttempts(_ target: Target, inflights: InflightRequests) async -> Result<
+        Response, CourierError
+    > {
+        let endpoint = endpointClosure(target)
+        let identity = endpoint.identity
+        guard identity.isShareable else {
+            return await attemptsResult(target, endpoint: endpoint)
+        }
+        return await inflights.result(for: identity) {
+            await self.attemptsResult(target, endpoint: endpoint)
+        }
+    }
+
+    private func attemptsResult(_ target: Target, endpoint: Endpoint) async -> Result<Response, CourierError> {
+        do throws(CourierError) {
+            return .success(try await attempts(target, progress: nil, endpoint: endpoint))
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// The attempts of one request: the first, and the ``retryPolicy``'s retries.
-    private func attempts(_ target: Target, progress: ProgressContext.Report?) async throws(CourierError)
-        -> Response
-    {
-        guard let retryPolicy else { return try await attempt(target, progress: progress).get() }
+    ///
+    /// - Parameter endpoint: the first attempt's endpoint when the caller made it already.
+    private func attempts(
+        _ target: Target, progress: ProgressContext.Report?, endpoint: Endpoint? = nil
+    ) async throws(CourierError) -> Response {
+        guard let retryPolicy else {
+            return try await attempt(target, progress: progress, endpoint: endpoint).get()
+        }
         var retries = 0
+        var endpoint = endpoint
         while true {
-            let result = await attempt(target, progress: progress)
+            let result = await attempt(target, progress: progress, endpoint: endpoint)
+            endpoint = nil
             guard let delay = retryPolicy.delay(after: result, target: target, retries: retries) else {
                 return try result.get()
             }
@@ -130,17 +220,20 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     }
 
     /// One pass through the pipeline: every plugin hook runs once.
-    private func attempt(_ target: Target, progress: ProgressContext.Report?) async -> Result<
-        Response, CourierError
-    > {
-        let endpoint = endpointClosure(target)
+    private func attempt(_ target: Target, progress: ProgressContext.Report?, endpoint: Endpoint?) async
+        -> Result<Response, CourierError>
+    {
+        let endpoint = endpoint ?? endpointClosure(target)
         // Boxed once for every plugin hook, instead of once per hook and plugin.
         let erased: any TargetType = target
         let prepared: URLRequest
         do {
             prepared = try await prepareRequest(for: endpoint, target: erased)
         } catch {
-            return .failure(error)
+            // Moya tells the plugins about a request cancelled before it left; other failures
+            // to build the request reach the caller only.
+            guard error.isCancelled else { return .failure(error) }
+            return notifyUnsent(.failure(.cancelled), target: erased)
         }
         notifyWillSend(prepared, target: erased)
         let result = await perform(prepared, endpoint: endpoint, target: target, progress: progress)
@@ -171,6 +264,25 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     private func notifyWillSend(_ request: URLRequest, target: any TargetType) {
         for plugin in plugins {
             plugin.willSend(request, target: target)
+        }
+    }
+
+    /// Every plugin's `didReceive` and `process` for a request that was never sent, marked as
+    /// such (``PluginNotification/requestWasSent``) so that a plugin counting requests in
+    /// flight does not end one it never saw begin.
+    @inline(never)
+    private func notifyUnsent(_ result: Result<Response, CourierError>, target: any TargetType) -> Result<
+        Response, CourierError
+    > {
+        PluginNotification.$requestWasSent.withValue(false) {
+            var result = result
+            for plugin in plugins {
+                plugin.didReceive(result, target: target)
+            }
+            for plugin in plugins {
+                result = plugin.process(result, target: target)
+            }
+            return result
         }
     }
 

@@ -42,22 +42,31 @@ extension Response {
     /// let user = try response.map(User.self, atKeyPath: "data.user")
     /// ```
     ///
+    /// An empty body with `failsOnEmptyData: false` is decoded as Moya does: as `{}`, then
+    /// as `[{}]`, then as `null`. So a type whose properties are all optional comes back
+    /// with every property `nil`, an array of such a type comes back with one such element,
+    /// and an optional type comes back `nil`; the same applies with a key path, which an
+    /// empty body cannot contain.
+    ///
     /// - Parameters:
     ///   - type: the type to decode.
     ///   - keyPath: a dot-separated path into nested JSON objects; a numeric component
     ///     indexes an array.
     ///   - decoder: the decoder to use.
-    ///   - failsOnEmptyData: when `false`, an empty body decodes as JSON `null` (useful for
-    ///     optional types).
+    ///   - failsOnEmptyData: when `false`, an empty body decodes as described above instead
+    ///     of failing.
     /// - Throws: ``CourierError/objectMapping(_:_:)`` with the decoding error, or
     ///   ``CourierError/jsonMapping(_:)`` when the body is not JSON and a key path is given.
     public func map<D: Decodable>(
         _ type: D.Type, atKeyPath keyPath: String? = nil, using decoder: JSONDecoder = JSONDecoder(),
         failsOnEmptyData: Bool = true
     ) throws(CourierError) -> D {
+        if data.isEmpty && !failsOnEmptyData {
+            return try decodeEmptyBody(as: type, using: decoder)
+        }
         let payload: Data
         if let keyPath, !keyPath.isEmpty {
-            let json = try mapJSON(failsOnEmptyData: failsOnEmptyData)
+            let json = try mapJSON()
             guard let value = JSONKeyPath.value(at: keyPath, in: json) else {
                 throw .objectMapping(JSONKeyPath.Failure.missingKeyPath(keyPath), self)
             }
@@ -67,10 +76,26 @@ extension Response {
                 throw .objectMapping(error, self)
             }
         } else {
-            payload = data.isEmpty && !failsOnEmptyData ? Data("null".utf8) : data
+            payload = data
         }
         do {
             return try decoder.decode(D.self, from: payload)
+        } catch {
+            throw .objectMapping(error, self)
+        }
+    }
+
+    /// Moya's fallbacks for an empty body: `{}`, then `[{}]`; then `null`, for optionals.
+    private func decodeEmptyBody<D: Decodable>(as type: D.Type, using decoder: JSONDecoder) throws(CourierError)
+        -> D
+    {
+        for fallback in ["{}", "[{}]"] {
+            if let value = try? decoder.decode(D.self, from: Data(fallback.utf8)) {
+                return value
+            }
+        }
+        do {
+            return try decoder.decode(D.self, from: Data("null".utf8))
         } catch {
             throw .objectMapping(error, self)
         }

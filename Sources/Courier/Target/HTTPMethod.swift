@@ -37,6 +37,16 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     /// `TRACE`
     public static let trace: HTTPMethod = "TRACE"
 
+    /// Whether a request with this method may carry a `multipart/form-data` body, as in Moya:
+    /// `POST`, `PUT`, `PATCH` and `CONNECT`.
+    ///
+    /// ```swift
+    /// precondition(target.method.supportsMultipart, "\(target.method) cannot upload a form")
+    /// ```
+    public var supportsMultipart: Bool {
+        self == .post || self == .put || self == .patch || self == .connect
+    }
+
     /// Whether ``URLEncoding/default`` puts parameters in the query string for this method
     /// (`GET`, `HEAD`, `DELETE`) rather than in the body.
     var encodesParametersInURL: Bool {

@@ -51,7 +51,7 @@ final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {  // `lo
                 self.uploadSize = Int64(data.count)
                 self.uploadFile = nil
             case .file(let url):
-                self.uploadSize = MultipartFormData.regularFileSize(url).map { Int64($0) }
+                self.uploadSize = MultipartFormat.regularFileSize(url).map { Int64($0) }
                 self.uploadFile = url
             }
             self.transferDirectory = transferDirectory

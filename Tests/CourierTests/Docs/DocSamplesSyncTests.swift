@@ -10,7 +10,9 @@ import Testing
 /// `private` or `static` (samples nest the docs' functions in a namespace). A sample file wraps the docs' code in scaffolding — a namespace, a function
 /// around top-level statements, a line that uses a value — and marks each such line with
 /// `// sample scaffold`, so it is skipped too. Blocks whose first line is `// Moya` (code from
-/// Moya, shown for comparison) or `// Package.swift` (a manifest fragment) are not compiled.
+/// Moya, shown for comparison), `// Package.swift` (a manifest fragment) or starts with
+/// `// Not compiled` (code that needs a framework Linux lacks, such as Combine or RxSwift;
+/// the comment says why) are not compiled.
 @Suite("Documentation samples")
 struct DocSamplesSyncTests {
     static let root = URL(fileURLWithPath: #filePath)
@@ -61,6 +63,8 @@ struct DocSamplesSyncTests {
                 "let c = 3"
             ])
         #expect(Self.isExempt(blocks[1]))
+        #expect(Self.isExempt(["// Not compiled on Linux: needs Combine", "import Combine"]))
+        #expect(!Self.isExempt(["// Compiled", "let a = 1"]))
         #expect(Self.contains(["x", "let a = 1", "let b = 2", "y"], ["let a = 1", "let b = 2"]))
         #expect(!Self.contains(["let a = 1", "x", "let b = 2"], ["let a = 1", "let b = 2"]))
     }
@@ -88,7 +92,7 @@ struct DocSamplesSyncTests {
 
     static func isExempt(_ block: [String]) -> Bool {
         guard let first = block.first?.trimmingCharacters(in: .whitespaces) else { return true }
-        return first == "// Moya" || first == "// Package.swift"
+        return first == "// Moya" || first == "// Package.swift" || first.hasPrefix("// Not compiled")
     }
 
     static func normalized(_ lines: [String]) -> [String] {

@@ -164,7 +164,7 @@ struct ParserFuzzTests {
             if iteration % 100 == 0 { await Task.yield() }
             let text = String(decoding: input.any(), as: UTF8.self)
             if let seconds = RetryAfter.seconds(from: text, now: now) { #expect(seconds >= 0) }
-            _ = MultipartFormData.boundary(fromContentType: "multipart/form-data; " + text)
+            _ = MultipartFormat.boundary(fromContentType: "multipart/form-data; " + text)
             let scrubbed = Redaction.scrub(text + " Bearer secret-\(text.count) access_token=tok-\(text.count)")
             #expect(!scrubbed.contains("secret-\(text.count)"))
             #expect(!scrubbed.contains("tok-\(text.count)"))

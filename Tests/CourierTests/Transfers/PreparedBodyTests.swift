@@ -43,7 +43,7 @@ struct PreparedBodyTests {
             return
         }
         let boundary = try #require(
-            MultipartFormData.boundary(fromContentType: body.request.value(forHTTPHeaderField: "Content-Type")))
+            MultipartFormat.boundary(fromContentType: body.request.value(forHTTPHeaderField: "Content-Type")))
         #expect(String(decoding: data, as: UTF8.self).hasPrefix("--\(boundary)\r\n"))
         #expect(body.temporaryFile == nil)
         #expect(try files().isEmpty)
@@ -72,7 +72,7 @@ struct PreparedBodyTests {
     @Test("a body of 10 MiB or more goes to a file in the transfer directory, which cleanUp removes")
     func largeMultipart() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
-        let size = Int(MultipartFormData.encodingMemoryThreshold)
+        let size = Int(MultipartFormat.encodingMemoryThreshold)
         let body = try await prepare(
             .uploadMultipart([MultipartFormBodyPart(provider: .data(Data(count: size)), name: "k")]))
         guard case .file(let url) = body.transportBody else {

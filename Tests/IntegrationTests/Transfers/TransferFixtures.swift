@@ -28,8 +28,8 @@ struct ScratchDirectory {
         diskThreshold: UInt64? = nil, _ body: () async throws -> T
     ) async rethrows -> T {
         try await TransferDirectory.$override.withValue(transfers) {
-            try await MultipartFormData.$memoryThreshold.withValue(
-                diskThreshold ?? MultipartFormData.encodingMemoryThreshold
+            try await MultipartFormat.$memoryThreshold.withValue(
+                diskThreshold ?? MultipartFormat.encodingMemoryThreshold
             ) { try await body() }
         }
     }

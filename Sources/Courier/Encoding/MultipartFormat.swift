@@ -2,10 +2,10 @@ import Foundation
 
 /// The `multipart/form-data` format (RFC 7578): boundaries, part headers and sizes.
 ///
-/// Writing a body is in `MultipartFormData+Writing.swift`. Small bodies are assembled in
+/// Writing a body is in `MultipartFormat+Writing.swift`. Small bodies are assembled in
 /// memory; bodies whose size reaches ``encodingMemoryThreshold`` are written to a temporary
 /// file and uploaded from disk, so a large upload never sits in memory whole.
-enum MultipartFormData {
+enum MultipartFormat {
     /// Bodies of this many bytes or more go through a temporary file (10 MiB, as Alamofire).
     static let encodingMemoryThreshold: UInt64 = 10 * 1024 * 1024
 

@@ -1,6 +1,6 @@
 import Foundation
 
-extension MultipartFormData {
+extension MultipartFormat {
     /// The size of the blocks that files and streams are copied in.
     static let blockSize = 64 * 1024
 

@@ -6,7 +6,7 @@ import Testing
 @Suite("multipart/form-data encoding")
 struct MultipartFormDataTests {
     private func string(_ parts: [MultipartFormBodyPart], boundary: String = "b0undary") throws -> String {
-        String(decoding: try MultipartFormData.encode(parts, boundary: boundary), as: UTF8.self)
+        String(decoding: try MultipartFormat.encode(parts, boundary: boundary), as: UTF8.self)
     }
 
     private func temporaryDirectory() throws -> URL {
@@ -47,15 +47,15 @@ struct MultipartFormDataTests {
             ("semi;colon=x", "semi;colon=x"),
         ])
     func escaping(name: String, escaped: String) {
-        #expect(MultipartFormData.escape(name) == escaped)
+        #expect(MultipartFormat.escape(name) == escaped)
     }
 
     @Test("a MIME type with line breaks cannot add a header")
     func mimeTypeInjection() {
         let part = MultipartFormBodyPart(
             provider: .data(Data()), name: "f", fileName: "f", mimeType: "text/plain\r\nX-Evil: 1")
-        #expect(MultipartFormData.headers(for: part).components(separatedBy: "\r\n").count == 4)
-        #expect(MultipartFormData.headers(for: part).contains("Content-Type: text/plainX-Evil: 1\r\n"))
+        #expect(MultipartFormat.headers(for: part).components(separatedBy: "\r\n").count == 4)
+        #expect(MultipartFormat.headers(for: part).contains("Content-Type: text/plainX-Evil: 1\r\n"))
     }
 
     @Test("the content length is exactly the size of the written body, for every kind of part")
@@ -72,14 +72,14 @@ struct MultipartFormDataTests {
                 provider: .stream(InputStream(data: streamed), length: UInt64(streamed.count)), name: "s",
                 fileName: "s"),
         ]
-        let length = try #require(MultipartFormData.contentLength(of: parts, boundary: "b0undary"))
-        #expect(try MultipartFormData.encode(parts, boundary: "b0undary").count == Int(length))
+        let length = try #require(MultipartFormat.contentLength(of: parts, boundary: "b0undary"))
+        #expect(try MultipartFormat.encode(parts, boundary: "b0undary").count == Int(length))
     }
 
     @Test("the content length is unknown when a file part's file is missing")
     func contentLengthOfMissingFile() {
         let part = MultipartFormBodyPart(provider: .file(URL(fileURLWithPath: "/nonexistent/\(UUID())")), name: "f")
-        #expect(MultipartFormData.contentLength(of: [part], boundary: "b") == nil)
+        #expect(MultipartFormat.contentLength(of: [part], boundary: "b") == nil)
     }
 
     @Test(
@@ -91,33 +91,33 @@ struct MultipartFormDataTests {
             ("multipart/form-data; charset=utf-8; boundary=last", "last"),
         ])
     func boundaryFromContentType(contentType: String, boundary: String) {
-        #expect(MultipartFormData.boundary(fromContentType: contentType) == boundary)
+        #expect(MultipartFormat.boundary(fromContentType: contentType) == boundary)
     }
 
     @Test("no boundary without a multipart content type")
     func noBoundary() {
-        #expect(MultipartFormData.boundary(fromContentType: nil) == nil)
-        #expect(MultipartFormData.boundary(fromContentType: "application/json; boundary=x") == nil)
-        #expect(MultipartFormData.boundary(fromContentType: "multipart/form-data") == nil)
+        #expect(MultipartFormat.boundary(fromContentType: nil) == nil)
+        #expect(MultipartFormat.boundary(fromContentType: "application/json; boundary=x") == nil)
+        #expect(MultipartFormat.boundary(fromContentType: "multipart/form-data") == nil)
     }
 
     @Test("boundaries follow RFC 2046: 1 to 70 allowed characters, no trailing space")
     func boundaryValidity() throws {
-        #expect(MultipartFormData.isValidBoundary("courier.boundary.0f"))
-        #expect(MultipartFormData.isValidBoundary("a b'()+_,-./:=?"))
-        #expect(MultipartFormData.isValidBoundary(String(repeating: "x", count: 70)))
-        #expect(!MultipartFormData.isValidBoundary(""))
-        #expect(!MultipartFormData.isValidBoundary(String(repeating: "x", count: 71)))
-        #expect(!MultipartFormData.isValidBoundary("trailing "))
-        #expect(!MultipartFormData.isValidBoundary("quote\""))
-        #expect(!MultipartFormData.isValidBoundary("line\r\nbreak"))
-        #expect(throws: MultipartEncodingFailure.self) { try MultipartFormData.encode([], boundary: "bad\"") }
+        #expect(MultipartFormat.isValidBoundary("courier.boundary.0f"))
+        #expect(MultipartFormat.isValidBoundary("a b'()+_,-./:=?"))
+        #expect(MultipartFormat.isValidBoundary(String(repeating: "x", count: 70)))
+        #expect(!MultipartFormat.isValidBoundary(""))
+        #expect(!MultipartFormat.isValidBoundary(String(repeating: "x", count: 71)))
+        #expect(!MultipartFormat.isValidBoundary("trailing "))
+        #expect(!MultipartFormat.isValidBoundary("quote\""))
+        #expect(!MultipartFormat.isValidBoundary("line\r\nbreak"))
+        #expect(throws: MultipartEncodingFailure.self) { try MultipartFormat.encode([], boundary: "bad\"") }
     }
 
     @Test("random boundaries are valid and differ")
     func randomBoundaries() {
-        let boundaries = (0..<50).map { _ in MultipartFormData.randomBoundary() }
-        #expect(boundaries.allSatisfy(MultipartFormData.isValidBoundary))
+        let boundaries = (0..<50).map { _ in MultipartFormat.randomBoundary() }
+        #expect(boundaries.allSatisfy(MultipartFormat.isValidBoundary))
         #expect(Set(boundaries).count == 50)
     }
 
@@ -128,7 +128,7 @@ struct MultipartFormDataTests {
                 provider: .stream(InputStream(data: Data(repeating: 1, count: actual)), length: UInt64(announced)),
                 name: "s")
             #expect {
-                try MultipartFormData.encode([part], boundary: "b")
+                try MultipartFormat.encode([part], boundary: "b")
             } throws: { error in
                 guard case .lengthMismatch("s", let expected, let got) = error as? MultipartEncodingFailure else {
                     return false
@@ -141,9 +141,9 @@ struct MultipartFormDataTests {
     @Test("a stream part can be written once; a second body fails with streamAlreadyRead")
     func streamReadOnce() throws {
         let part = MultipartFormBodyPart(provider: .stream(InputStream(data: Data("abc".utf8)), length: 3), name: "s")
-        _ = try MultipartFormData.encode([part], boundary: "b")
+        _ = try MultipartFormat.encode([part], boundary: "b")
         #expect {
-            try MultipartFormData.encode([part], boundary: "b")
+            try MultipartFormat.encode([part], boundary: "b")
         } throws: { error in
             if case .streamAlreadyRead = error as? MultipartEncodingFailure { return true }
             return false
@@ -156,7 +156,7 @@ struct MultipartFormDataTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         for url in [directory.appendingPathComponent("missing"), directory] {
             #expect {
-                try MultipartFormData.encode([MultipartFormBodyPart(provider: .file(url), name: "f")], boundary: "b")
+                try MultipartFormat.encode([MultipartFormBodyPart(provider: .file(url), name: "f")], boundary: "b")
             } throws: { error in
                 if case .unreadableFile(let reported) = error as? MultipartEncodingFailure { return reported == url }
                 return false
@@ -169,10 +169,10 @@ struct MultipartFormDataTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let parts = [MultipartFormBodyPart(provider: .data(Data(repeating: 5, count: 200_000)), name: "d")]
-        let file = try MultipartFormData.writeToTemporaryFile(parts, boundary: "b", in: directory)
+        let file = try MultipartFormat.writeToTemporaryFile(parts, boundary: "b", in: directory)
         #expect(file.deletingLastPathComponent().standardizedFileURL.path == directory.standardizedFileURL.path)
         #expect(file.lastPathComponent.hasPrefix("courier-multipart-"))
-        #expect(try Data(contentsOf: file) == MultipartFormData.encode(parts, boundary: "b"))
+        #expect(try Data(contentsOf: file) == MultipartFormat.encode(parts, boundary: "b"))
         let permissions = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
         #expect(permissions == 0o600)
     }
@@ -185,14 +185,14 @@ struct MultipartFormDataTests {
             provider: .stream(InputStream(data: Data(repeating: 1, count: 1_000_000)), length: 1_000_000), name: "s")
         var polls = 0
         #expect(throws: CancellationError.self) {
-            try MultipartFormData.writeToTemporaryFile([big], boundary: "b", in: directory) {
+            try MultipartFormat.writeToTemporaryFile([big], boundary: "b", in: directory) {
                 polls += 1
                 return polls > 3  // cancelled after a few blocks
             }
         }
         let short = MultipartFormBodyPart(provider: .stream(InputStream(data: Data()), length: 5), name: "short")
         #expect(throws: MultipartEncodingFailure.self) {
-            try MultipartFormData.writeToTemporaryFile([short], boundary: "b", in: directory)
+            try MultipartFormat.writeToTemporaryFile([short], boundary: "b", in: directory)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }

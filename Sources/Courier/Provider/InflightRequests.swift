@@ -1,0 +1,107 @@
+import Foundation
+
+/// The calls in flight of a provider with `trackInflights`: identical requests share one
+/// call, and each caller waits for its result on its own, so that one caller's cancellation
+/// does not cancel the call for the others.
+final class InflightRequests: @unchecked Sendable {
+    // @unchecked: `lock` guards `calls` and `nextID`, the only mutable fields.
+    typealias Outcome = Result<Response, CourierError>
+
+    /// One shared call: the task that runs it and the callers waiting for it.
+    private struct Call {
+        let id: UInt64
+        let task: Task<Void, Never>
+        var waiters: [UInt64: CheckedContinuation<Outcome, Never>]
+    }
+
+    private let lock = NSLock()
+    private var calls: [EndpointIdentity: Call] = [:]
+    private var nextID: UInt64 = 0
+
+    /// The number of calls under way, for tests.
+    var count: Int {
+        lock.withLock { calls.count }
+    }
+
+    /// The number of callers waiting for a call, for tests.
+    var waiterCount: Int {
+        lock.withLock { calls.values.reduce(0) { $0 + $1.waiters.count } }
+    }
+
+    /// The result of the call for `identity`: the one in flight, or a new one that runs
+    /// `operation`. A cancelled caller gets ``CourierError/cancelled`` at once; the call
+    /// itself is cancelled when its last caller is.
+    func result(for identity: EndpointIdentity, operation: @escaping @Sendable () async -> Outcome) async
+        -> Outcome
+    {
+        let waiter = lock.withLock { () -> UInt64 in
+            nextID += 1
+            return nextID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                join(identity, waiter: waiter, continuation: continuation, operation: operation)
+            }
+        } onCancel: {
+            leave(identity, waiter: waiter)
+        }
+    }
+
+    private func join(
+        _ identity: EndpointIdentity, waiter: UInt64, continuation: CheckedContinuation<Outcome, Never>,
+        operation: @escaping @Sendable () async -> Outcome
+    ) {
+        lock.lock()
+        // Checked under the lock that `leave` takes: a cancellation that came before this
+        // found no waiter to resume, so it is handled here.
+        if Task.isCancelled {
+            lock.unlock()
+            continuation.resume(returning: .failure(.cancelled))
+            return
+        }
+        if calls[identity] != nil {
+            calls[identity]?.waiters[waiter] = continuation
+            lock.unlock()
+            return
+        }
+        nextID += 1
+        let id = nextID
+        // Started under the lock, so it cannot finish before it is recorded.
+        let task = Task {
+            let outcome = await operation()
+            self.finish(identity, call: id, with: outcome)
+        }
+        calls[identity] = Call(id: id, task: task, waiters: [waiter: continuation])
+        lock.unlock()
+    }
+
+    /// Resumes every caller still waiting for call `id`.
+    private func finish(_ identity: EndpointIdentity, call id: UInt64, with outcome: Outcome) {
+        let waiters = lock.withLock { () -> [CheckedContinuation<Outcome, Never>] in
+            guard let call = calls[identity], call.id == id else { return [] }
+            calls[identity] = nil
+            return Array(call.waiters.values)
+        }
+        for waiter in waiters {
+            waiter.resume(returning: outcome)
+        }
+    }
+
+    /// A cancelled caller stops waiting; the last one to go cancels the call.
+    private func leave(_ identity: EndpointIdentity, waiter: UInt64) {
+        let (continuation, abandoned) = lock.withLock {
+            () -> (CheckedContinuation<Outcome, Never>?, Task<Void, Never>?) in
+            guard var call = calls[identity], let continuation = call.waiters.removeValue(forKey: waiter) else {
+                return (nil, nil)
+            }
+            if call.waiters.isEmpty {
+                calls[identity] = nil
+                return (continuation, call.task)
+            }
+            calls[identity] = call
+            return (continuation, nil)
+        }
+        abandoned?.cancel()
+        continuation?.resume(returning: .failure(.cancelled))
+    }
+}
