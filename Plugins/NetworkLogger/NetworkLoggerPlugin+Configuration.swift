@@ -98,8 +98,12 @@ extension NetworkLoggerPlugin.Configuration {
             String(data: data, encoding: .utf8) ?? "(\(data.count) bytes of binary data)"
         }
 
-        /// A JSON body pretty-printed with sorted keys; any other body as
+        /// A JSON body re-serialised, pretty-printed with sorted keys; any other body as
         /// ``defaultDataFormatter(_:)`` shows it.
+        ///
+        /// Re-serialising changes the text: keys are sorted and a number may be written
+        /// differently (`1.0` as `1`, long decimals rounded). Use the default formatter to see
+        /// the body as the server sent it.
         public static func prettyJSON(_ data: Data) -> String {
             guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
                 let pretty = try? JSONSerialization.data(

@@ -8,12 +8,15 @@ import Foundation
 /// Logs requests and responses, with secrets redacted.
 ///
 /// The configuration has Moya's shape — a ``Configuration/Formatter``, an output closure and
-/// ``Configuration/LogOptions`` — and one addition: ``Configuration/redaction``. By default
-/// the values of the `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`
-/// headers, and of the `access_token`, `refresh_token`, `id_token`, `password` and
-/// `client_secret` fields of JSON bodies, form bodies and query strings are replaced by
-/// `<redacted>`, in every line the plugin writes, the cURL form included. Bodies longer than
-/// ``Configuration/maximumBodyLength`` are cut, with their size shown.
+/// ``Configuration/LogOptions`` — and one addition: ``Configuration/redaction``, Courier's
+/// `Redaction`, the rules `CourierError` descriptions use too. By default the values of
+/// `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and every header whose name
+/// suggests a credential (`X-Api-Key`, `X-Auth-Token`, `X-Session-Id`…), and of the
+/// `access_token`, `refresh_token`, `id_token`, `password`, `client_secret`… fields of JSON
+/// bodies, form bodies and query strings are replaced by `<redacted>`, in every line the
+/// plugin writes, the cURL form and the error line included. JSON bodies are printed as the
+/// server sent them (key order, numbers and layout kept) with only secret values replaced.
+/// Bodies longer than ``Configuration/maximumBodyLength`` are cut, with their size shown.
 ///
 /// ```swift
 /// let logger = NetworkLoggerPlugin(
@@ -85,8 +88,7 @@ public struct NetworkLoggerPlugin: PluginType {
             return responseEntries(for: response, isError: response.statusCode >= 400, target: target)
         case .failure(let error):
             guard let response = error.response else {
-                let description = configuration.redaction.redact(text: error.description)
-                return [entry("Error", description, target)]
+                return [entry("Error", error.description(redactedBy: configuration.redaction), target)]
             }
             return responseEntries(for: response, isError: true, target: target)
         }
@@ -126,10 +128,33 @@ public struct NetworkLoggerPlugin: PluginType {
         return "\(text.prefix(limit))… (truncated, \(body.count) bytes in all)"
     }
 
-    /// `["Name": "value", …]` with names sorted, so lines are stable.
+    /// `["Name": "value", …]` with names sorted, so lines are stable. Quotes, backslashes
+    /// and control characters inside names and values are escaped as in a Swift string
+    /// literal, so `WWW-Authenticate: Bearer error="invalid_token"` reads
+    /// `"WWW-Authenticate": "Bearer error=\"invalid_token\""`: one line, one way to read it.
     static func describe(_ headers: [String: String]) -> String {
         let pairs = headers.sorted { $0.key.lowercased() < $1.key.lowercased() }
-            .map { "\"\($0.key)\": \"\($0.value)\"" }
+            .map { "\"\(escaped($0.key))\": \"\(escaped($0.value))\"" }
         return "[" + pairs.joined(separator: ", ") + "]"
+    }
+
+    /// `text` with `"`, `\\` and control characters escaped.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F })
+        else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                result += "\\u{" + String(scalar.value, radix: 16) + "}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 }
