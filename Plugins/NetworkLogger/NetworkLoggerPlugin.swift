@@ -59,8 +59,8 @@ public struct NetworkLoggerPlugin: PluginType {
         let url = request.url.map { redactor.redact(url: $0) } ?? "(no URL)"
         entries.append(entry("Request", url, target))
         if options.contains(.requestHeaders) {
-            let headers = redactor.redact(headers: request.allHTTPHeaderFields ?? [:])
-            entries.append(entry("Request Headers", Self.describe(headers), target))
+            let headers = request.allHTTPHeaderFields ?? [:]
+            entries.append(entry("Request Headers", redactor.describe(headers: headers), target))
         }
         if options.contains(.requestMethod) {
             entries.append(entry("HTTP Request Method", request.httpMethod ?? "GET", target))
@@ -104,7 +104,7 @@ public struct NetworkLoggerPlugin: PluginType {
             for (name, value) in httpResponse.allHeaderFields {
                 headers["\(name)"] = "\(value)"
             }
-            entries.append(entry("Response Headers", Self.describe(redactor.redact(headers: headers)), target))
+            entries.append(entry("Response Headers", redactor.describe(headers: headers), target))
         }
         let logsBody = isError ? options.contains(.errorResponseBody) : options.contains(.successResponseBody)
         if logsBody, !response.data.isEmpty {
@@ -126,35 +126,5 @@ public struct NetworkLoggerPlugin: PluginType {
         let limit = max(0, configuration.maximumBodyLength)
         guard text.count > limit else { return text }
         return "\(text.prefix(limit))… (truncated, \(body.count) bytes in all)"
-    }
-
-    /// `["Name": "value", …]` with names sorted, so lines are stable. Quotes, backslashes
-    /// and control characters inside names and values are escaped as in a Swift string
-    /// literal, so `WWW-Authenticate: Bearer error="invalid_token"` reads
-    /// `"WWW-Authenticate": "Bearer error=\"invalid_token\""`: one line, one way to read it.
-    static func describe(_ headers: [String: String]) -> String {
-        let pairs = headers.sorted { $0.key.lowercased() < $1.key.lowercased() }
-            .map { "\"\(escaped($0.key))\": \"\(escaped($0.value))\"" }
-        return "[" + pairs.joined(separator: ", ") + "]"
-    }
-
-    /// `text` with `"`, `\\` and control characters escaped.
-    static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F })
-        else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                result += "\\u{" + String(scalar.value, radix: 16) + "}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 }

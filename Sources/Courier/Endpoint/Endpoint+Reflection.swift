@@ -8,7 +8,7 @@ extension Endpoint: CustomReflectable {
                 "url": Redaction.default.redact(urlString: url),
                 "method": method,
                 "task": task,
-                "httpHeaderFields": httpHeaderFields.map { RequestSummary.describe(headers: $0) } as Any,
+                "httpHeaderFields": httpHeaderFields.map { Redaction.default.describe(headers: $0) } as Any,
             ],
             displayStyle: .struct)
     }

@@ -99,7 +99,9 @@ extension CourierError: CustomStringConvertible, CustomDebugStringConvertible, L
     /// `404 (not found)`.
     private static func status(of response: Response) -> String {
         let phrase = HTTPURLResponse.localizedString(forStatusCode: response.statusCode)
-        guard !phrase.isEmpty, !phrase.hasPrefix("Server error"), phrase != "unknown" else {
+        // Foundation answers a class name ("client error") for a code it has no phrase for.
+        let classNames: Set<String> = ["informational", "success", "redirected", "client error", "server error", "unknown"]
+        guard !phrase.isEmpty, !classNames.contains(phrase.lowercased()) else {
             return "\(response.statusCode)"
         }
         return "\(response.statusCode) (\(phrase.lowercased()))"

@@ -76,10 +76,10 @@ enum ErrorText {
 
     // MARK: Bodies
 
-    /// A short, redacted, single-line excerpt of a body: `{"name":"Ada"}`, `an empty body`,
+    /// A short, redacted, single-line excerpt of a body: `{"name":"Ada"}`, `empty`,
     /// `12 bytes of binary data`.
     static func excerpt(of data: Data, contentType: String?, redaction: Redaction) -> String {
-        guard !data.isEmpty else { return "an empty body" }
+        guard !data.isEmpty else { return "empty" }
         let redacted = redaction.redact(body: data, contentType: contentType)
         guard let text = String(data: redacted, encoding: .utf8) else { return "\(data.count) bytes of binary data" }
         return quote(text, totalBytes: data.count)

@@ -158,6 +158,36 @@ public struct Redaction: Sendable, Equatable {
         return result
     }
 
+    /// `headers` redacted and written on one line as `["Name": "value", …]`, sorted by name.
+    /// Quotes, backslashes and control characters inside names and values are escaped as in
+    /// a Swift string literal, so `WWW-Authenticate: Bearer error="invalid_token"` reads
+    /// `"WWW-Authenticate": "Bearer error=\"invalid_token\""`: one line, one way to read it.
+    public func describe(headers: [String: String]) -> String {
+        let pairs = redact(headers: headers).sorted { $0.key.lowercased() < $1.key.lowercased() }
+            .map { "\"\(Self.escaped($0.key))\": \"\(Self.escaped($0.value))\"" }
+        return "[" + pairs.joined(separator: ", ") + "]"
+    }
+
+    /// `text` with `"`, `\\` and control characters escaped.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F })
+        else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                result += "\\u{" + String(scalar.value, radix: 16) + "}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
     /// `url` as text, with secret query and fragment fields and the password hidden.
     public func redact(url: URL) -> String {
         redact(urlString: url.absoluteString)
@@ -203,7 +233,8 @@ public struct Redaction: Sendable, Equatable {
     /// descriptions and other free text.
     public func redact(text: String) -> String {
         var scanner = TextRedactor(redaction: self, text: text)
-        return scanner.run()
+        let scanned = scanner.run()
+        return redactsCredentials && scanned.contains("://") ? redactURLPasswords(in: scanned) : scanned
     }
 
     /// A form body or query string (`a=1&b=2`) with the values of secret fields hidden.
@@ -221,6 +252,25 @@ public struct Redaction: Sendable, Equatable {
 
     private static func looksLikeForm(_ text: String) -> Bool {
         text.contains("=") && !text.contains(where: { $0 == " " || $0 == "\n" || $0 == "\"" || $0 == "{" })
+    }
+
+    /// Every `scheme://user:secret@host` in free text, with the password hidden.
+    private func redactURLPasswords(in text: String) -> String {
+        var output = ""
+        var rest = Substring(text)
+        while let schemeEnd = rest.range(of: "://") {
+            output += rest[..<schemeEnd.upperBound]
+            rest = rest[schemeEnd.upperBound...]
+            let authorityEnd =
+                rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" || $0.isWhitespace || $0 == "\"" || $0 == "'" }
+                ?? rest.endIndex
+            let authority = rest[..<authorityEnd]
+            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+                output += rest[...colon] + replacement
+                rest = rest[at...]
+            }
+        }
+        return output + rest
     }
 
     /// `scheme://user:secret@host/…` → `scheme://user:<redacted>@host/…`.

@@ -11,7 +11,7 @@ enum RequestSummary {
     static func describe(_ request: URLRequest, redaction: Redaction = .default) -> String {
         var text = "\(request.httpMethod ?? "GET") " + (request.url.map { redaction.redact(url: $0) } ?? "(no URL)")
         if let headers = request.allHTTPHeaderFields, !headers.isEmpty {
-            text += " " + describe(headers: headers, redaction: redaction)
+            text += " " + redaction.describe(headers: headers)
         }
         if let body = request.httpBody {
             text += ", \(body.count)-byte body"
@@ -28,13 +28,6 @@ enum RequestSummary {
             headers["\(name)"] = "\(value)"
         }
         let url = response.url.map { " " + redaction.redact(url: $0) } ?? ""
-        return "\(response.statusCode)\(url) " + describe(headers: headers, redaction: redaction)
-    }
-
-    /// `["Name": "value", …]`, sorted by name, secret values replaced.
-    static func describe(headers: [String: String], redaction: Redaction = .default) -> String {
-        let pairs = redaction.redact(headers: headers).sorted { $0.key.lowercased() < $1.key.lowercased() }
-            .map { "\"\($0.key)\": \"\($0.value)\"" }
-        return "[" + pairs.joined(separator: ", ") + "]"
+        return "\(response.statusCode)\(url) " + redaction.describe(headers: headers)
     }
 }
