@@ -35,13 +35,15 @@ extension CourierError: CustomStringConvertible, CustomDebugStringConvertible, L
         case .objectMapping(let error, let response):
             return Self.describeDecoding(error, response: response, redaction: redaction)
         case .encodableMapping(let error):
-            return ErrorText.sentence("Could not encode the request body as JSON: " + ErrorText.describe(error, redaction: redaction))
+            return ErrorText.sentence(
+                "Could not encode the request body as JSON: " + ErrorText.describe(error, redaction: redaction))
         case .underlying(let error, let response):
             return Self.describeUnderlying(error, response: response, redaction: redaction)
         case .requestMapping(let url):
             return ErrorText.sentence("Could not build a URL request from \(redaction.redact(urlString: url))")
         case .parameterEncoding(let error):
-            return ErrorText.sentence("Could not encode the parameters: " + ErrorText.describe(error, redaction: redaction))
+            return ErrorText.sentence(
+                "Could not encode the parameters: " + ErrorText.describe(error, redaction: redaction))
         case .authentication(let error):
             return ErrorText.sentence("Authentication failed: " + ErrorText.describe(error, redaction: redaction))
         case .cancelled:
@@ -54,7 +56,8 @@ extension CourierError: CustomStringConvertible, CustomDebugStringConvertible, L
     private static func describeStatus(_ response: Response, redaction: Redaction) -> String {
         let request = ErrorText.request(of: response, redaction: redaction) ?? "The request"
         let accepted =
-            response.rejection.acceptedStatusCodes.map { ", not in the accepted range \($0)" } ?? ", which was not accepted"
+            response.rejection.acceptedStatusCodes.map { ", not in the accepted range \($0)" }
+            ?? ", which was not accepted"
         var text = ErrorText.sentence("\(request) got status \(status(of: response))\(accepted)")
         if let reason = ServerReason.of(response, redaction: redaction) {
             text += " " + ErrorText.sentence(reason.hasPrefix("the body is") ? reason : "The server says: \(reason)")
@@ -73,14 +76,16 @@ extension CourierError: CustomStringConvertible, CustomDebugStringConvertible, L
     }
 
     private static func describeDecoding(_ error: any Error, response: Response, redaction: Redaction) -> String {
-        let request = ErrorText.request(of: response, redaction: redaction).map { "the response to \($0)" } ?? "the response"
+        let request =
+            ErrorText.request(of: response, redaction: redaction).map { "the response to \($0)" } ?? "the response"
         let type = response.rejection.decodedType.map { "\($0) from " } ?? ""
         let what = ErrorText.describe(error, redaction: redaction)
         let excerpt = ErrorText.excerpt(
             of: response.data, contentType: response.response?.value(forHTTPHeaderField: "Content-Type"),
             redaction: redaction)
         return ErrorText.sentence(
-            "Could not decode \(type)\(request) (status \(response.statusCode), \(ErrorText.contentType(of: response))): \(what)")
+            "Could not decode \(type)\(request) (status \(response.statusCode), \(ErrorText.contentType(of: response))): \(what)"
+        )
             + " " + ErrorText.sentence("The body is \(excerpt)")
     }
 
@@ -100,7 +105,9 @@ extension CourierError: CustomStringConvertible, CustomDebugStringConvertible, L
     private static func status(of response: Response) -> String {
         let phrase = HTTPURLResponse.localizedString(forStatusCode: response.statusCode)
         // Foundation answers a class name ("client error") for a code it has no phrase for.
-        let classNames: Set<String> = ["informational", "success", "redirected", "client error", "server error", "unknown"]
+        let classNames: Set<String> = [
+            "informational", "success", "redirected", "client error", "server error", "unknown",
+        ]
         guard !phrase.isEmpty, !classNames.contains(phrase.lowercased()) else {
             return "\(response.statusCode)"
         }

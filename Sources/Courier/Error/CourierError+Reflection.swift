@@ -5,7 +5,9 @@ extension CourierError: CustomReflectable {
     public var customMirror: Mirror {
         var children: [(label: String?, value: Any)] = [("description", description)]
         if let response { children.append(("response", response)) }
-        if let underlyingError { children.append(("underlyingError", ErrorText.describe(underlyingError, redaction: .default))) }
+        if let underlyingError {
+            children.append(("underlyingError", ErrorText.describe(underlyingError, redaction: .default)))
+        }
         return Mirror(self, children: children, displayStyle: .enum)
     }
 }

@@ -69,7 +69,8 @@ enum ErrorText {
     /// `127.0.0.1:8765`: the host and the port, the scheme's default port when none is given.
     static func hostAndPort(of url: URL?) -> String? {
         guard let url, let host = url.host, !host.isEmpty else { return nil }
-        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
+        let port =
+            url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
         let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return port.map { "\(shownHost):\($0)" } ?? shownHost
     }

@@ -167,7 +167,8 @@ struct JSONRedactor {
     }
 
     private static func encodeString(_ text: String) -> [UInt8] {
-        let data = try? JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed, .withoutEscapingSlashes])
+        let data = try? JSONSerialization.data(
+            withJSONObject: text, options: [.fragmentsAllowed, .withoutEscapingSlashes])
         return data.map(Array.init) ?? Array("\"\"".utf8)
     }
 }

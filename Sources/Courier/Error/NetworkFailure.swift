@@ -26,7 +26,8 @@ enum NetworkFailure {
 
     /// The request a `URLError` names, redacted: `GET https://api.example.com/users`.
     static func request(of error: URLError, redaction: Redaction) -> String? {
-        ErrorText.request(method: error.userInfo[methodKey] as? String, url: failingURL(of: error), redaction: redaction)
+        ErrorText.request(
+            method: error.userInfo[methodKey] as? String, url: failingURL(of: error), redaction: redaction)
     }
 
     /// What went wrong, naming the host and port, followed by the code for searching.
@@ -60,7 +61,8 @@ enum NetworkFailure {
         case .zeroByteResource: return "\(host ?? "the server") sent an empty resource"
         case .dataLengthExceedsMaximum: return "the response from\(at) is larger than allowed"
         case .httpTooManyRedirects: return "too many redirects, starting at\(at)"
-        case .redirectToNonExistentLocation: return "\(host ?? "the server") redirected to a location that does not exist"
+        case .redirectToNonExistentLocation:
+            return "\(host ?? "the server") redirected to a location that does not exist"
         case .badURL: return "the URL is not valid"
         case .unsupportedURL: return "the URL's scheme is not supported"
         case .userAuthenticationRequired: return "\(host ?? "the server") requires authentication that was not given"

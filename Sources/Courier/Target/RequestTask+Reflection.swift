@@ -33,7 +33,9 @@ extension RequestTask: CustomReflectable {
             children = ["parts": "\(parts.count) parts", "urlParameters": parameters(urlParameters)]
         case .downloadDestination: children = ["destination": "a download destination"]
         case .downloadParameters(let values, let encoding, _):
-            children = ["parameters": parameters(values), "encoding": encoding, "destination": "a download destination"]
+            children = [
+                "parameters": parameters(values), "encoding": encoding, "destination": "a download destination",
+            ]
         }
         return Mirror(self, children: children, displayStyle: .enum)
     }

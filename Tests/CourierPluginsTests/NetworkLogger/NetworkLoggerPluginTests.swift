@@ -80,7 +80,9 @@ struct NetworkLoggerPluginTests {
         #expect(lines.all.count == 2)
         // The error line names the request and says what failed in words.
         #expect(
-            lines.all[1] == "Error: GET https://api.example.com/v1/items failed: not connected to the internet (URLError -1009).")
+            lines.all[1]
+                == "Error: GET https://api.example.com/v1/items failed: not connected to the internet (URLError -1009)."
+        )
     }
 
     @Test("bodies longer than the limit are cut, with their size shown")

@@ -18,7 +18,9 @@ struct NetworkLoggerReadabilityTests {
         transport.always(
             .json(
                 #"{"error":"invalid_token"}"#, statusCode: 401,
-                headers: ["WWW-Authenticate": #"Bearer realm="api", error="invalid_token", error_description="expired""#]),
+                headers: [
+                    "WWW-Authenticate": #"Bearer realm="api", error="invalid_token", error_description="expired""#
+                ]),
             for: .any)
         let provider = Provider<PluginTestTarget>.scripted(
             transport, plugins: [NetworkLoggerTestSupport.logger(lines, options: [.responseHeaders])])
@@ -28,7 +30,8 @@ struct NetworkLoggerReadabilityTests {
         let headers = try #require(lines.all.first { $0.hasPrefix("Response Headers: ") })
         #expect(
             headers
-                == #"Response Headers: ["Content-Type": "application/json", "WWW-Authenticate": "Bearer realm=\"api\", error=\"invalid_token\", error_description=\"expired\""]"#)
+                == #"Response Headers: ["Content-Type": "application/json", "WWW-Authenticate": "Bearer realm=\"api\", error=\"invalid_token\", error_description=\"expired\""]"#
+        )
     }
 
     @Test("headers whose names suggest a credential are redacted by default")
@@ -38,7 +41,9 @@ struct NetworkLoggerReadabilityTests {
             transport, plugins: [NetworkLoggerTestSupport.logger(lines, options: .default.union(.formatRequestAscURL))])
 
         _ = try await provider.request(
-            PluginTestTarget(headers: ["Access-Token": "at-SECRET", "X-Api-Key": "key-SECRET", "X-Auth-Token": "xa-SECRET"]))
+            PluginTestTarget(headers: [
+                "Access-Token": "at-SECRET", "X-Api-Key": "key-SECRET", "X-Auth-Token": "xa-SECRET",
+            ]))
 
         let log = lines.all.joined(separator: "\n")
         for secret in ["sess-SECRET", "at-SECRET", "key-SECRET", "xa-SECRET"] {
@@ -46,8 +51,12 @@ struct NetworkLoggerReadabilityTests {
         }
         #expect(
             lines.all.contains(
-                #"Request Headers: ["Access-Token": "<redacted>", "X-Api-Key": "<redacted>", "X-Auth-Token": "<redacted>"]"#))
-        #expect(lines.all.contains(#"Response Headers: ["Content-Type": "application/json", "X-Request-Id": "req-1", "X-Session-Id": "<redacted>"]"#))
+                #"Request Headers: ["Access-Token": "<redacted>", "X-Api-Key": "<redacted>", "X-Auth-Token": "<redacted>"]"#
+            ))
+        #expect(
+            lines.all.contains(
+                #"Response Headers: ["Content-Type": "application/json", "X-Request-Id": "req-1", "X-Session-Id": "<redacted>"]"#
+            ))
     }
 
     @Test("a JSON body is printed as the server sent it: key order, numbers and layout kept")
@@ -61,7 +70,8 @@ struct NetworkLoggerReadabilityTests {
 
         #expect(
             lines.all.last
-                == #"Response Body: {"zeta": 1.50, "alpha": [3, 2, 1], "refresh_token": "<redacted>", "big": 9007199254740993}"#)
+                == #"Response Body: {"zeta": 1.50, "alpha": [3, 2, 1], "refresh_token": "<redacted>", "big": 9007199254740993}"#
+        )
     }
 
     @Test("the error line uses the logger's redaction: its list, or none for local debugging")
@@ -76,13 +86,15 @@ struct NetworkLoggerReadabilityTests {
         }
         #expect(
             lines.all.last
-                == "Error: GET https://api.example.com/v1/items?otp=<redacted> failed: timed out waiting for api.example.com:443 (URLError -1001).")
+                == "Error: GET https://api.example.com/v1/items?otp=<redacted> failed: timed out waiting for api.example.com:443 (URLError -1001)."
+        )
 
         let unredacted = NetworkLoggerTestSupport.logger(lines, options: [.formatRequestAscURL], redaction: .none)
         await #expect(throws: CourierError.self) {
             try await Provider<PluginTestTarget>.scripted(self.transport, plugins: [unredacted])
                 .request(PluginTestTarget(headers: ["Authorization": "Bearer local-token"]))
         }
-        #expect(lines.all.contains("cURL: curl -H 'Authorization: Bearer local-token' 'https://api.example.com/v1/items'"))
+        #expect(
+            lines.all.contains("cURL: curl -H 'Authorization: Bearer local-token' 'https://api.example.com/v1/items'"))
     }
 }

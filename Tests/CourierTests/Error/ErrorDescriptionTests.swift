@@ -1,7 +1,8 @@
-@testable import Courier
 import CourierTesting
 import Foundation
 import Testing
+
+@testable import Courier
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -38,7 +39,8 @@ struct ErrorDescriptionTests {
                     statusCode: 400)))
         #expect(
             error.description
-                == "POST https://auth.example.com/oauth/token got status 400 (bad request), not in the accepted range 2xx. The server says: invalid_grant: The user name or password is wrong.")
+                == "POST https://auth.example.com/oauth/token got status 400 (bad request), not in the accepted range 2xx. The server says: invalid_grant: The user name or password is wrong."
+        )
         #expect(error.localizedDescription == error.description)
         #expect(!error.description.contains("hunter2"))
     }
@@ -51,7 +53,8 @@ struct ErrorDescriptionTests {
                 reply: .json(#"{"message":"Item 7 is archived"}"#, statusCode: 410)))
         #expect(
             error.description
-                == "GET https://api.example.com/v1/items/7 got status 410 (gone), not in the accepted range 200 or 304. The server says: Item 7 is archived.")
+                == "GET https://api.example.com/v1/items/7 got status 410 (gone), not in the accepted range 200 or 304. The server says: Item 7 is archived."
+        )
     }
 
     @Test("a body without a reason field is quoted in short, secrets redacted")
@@ -62,10 +65,13 @@ struct ErrorDescriptionTests {
                 reply: .text("upstream said no; access_token=tok-SECRET retry later", statusCode: 502)))
         #expect(
             error.description
-                == "GET https://api.example.com/v1/session got status 502 (bad gateway), not in the accepted range 2xx. The body is upstream said no; access_token=<redacted> retry later.")
+                == "GET https://api.example.com/v1/session got status 502 (bad gateway), not in the accepted range 2xx. The body is upstream said no; access_token=<redacted> retry later."
+        )
         let long = try #require(
             await failure(ErrorTestTarget(), reply: .text(String(repeating: "x", count: 300), statusCode: 500)))
-        #expect(long.description.hasSuffix("The body is " + String(repeating: "x", count: 200) + "… (cut, 300 bytes in all)."))
+        #expect(
+            long.description.hasSuffix(
+                "The body is " + String(repeating: "x", count: 200) + "… (cut, 300 bytes in all)."))
     }
 
     @Test("Response.filter names the range it wanted")
@@ -79,7 +85,8 @@ struct ErrorDescriptionTests {
         } catch {
             #expect(
                 error.description
-                    == "GET https://api.example.com/v1/a?token=<redacted>&page=2 got status 302 (found), not in the accepted range 2xx.")
+                    == "GET https://api.example.com/v1/a?token=<redacted>&page=2 got status 302 (found), not in the accepted range 2xx."
+            )
         }
         do {
             _ = try response.filter(statusCodes: 200..<204)
@@ -101,7 +108,8 @@ struct ErrorDescriptionTests {
         } catch {
             #expect(
                 error.description
-                    == "GET http://127.0.0.1:\(closed.port)/v1/zen?access_token=<redacted> failed: could not connect to 127.0.0.1:\(closed.port) (URLError -1004).")
+                    == "GET http://127.0.0.1:\(closed.port)/v1/zen?access_token=<redacted> failed: could not connect to 127.0.0.1:\(closed.port) (URLError -1004)."
+            )
             // Still a URLError underneath, so a RetryPolicy decides as before.
             #expect((error.underlyingError as? URLError)?.code == .cannotConnectToHost)
             #expect((error.underlyingError as? URLError)?.failingURL?.port == closed.port)
@@ -127,14 +135,16 @@ struct ErrorDescriptionTests {
         } catch {
             #expect(
                 error.description
-                    == #"Could not decode User from the response to GET https://api.example.com/v1/users/1 (status 200, application/json): the key "email" is missing at profiles[1]. The body is {"id":1,"profiles":[{"email":"a@x"},{"mail":"b@x"}],"password":"<redacted>"}."#)
+                    == #"Could not decode User from the response to GET https://api.example.com/v1/users/1 (status 200, application/json): the key "email" is missing at profiles[1]. The body is {"id":1,"profiles":[{"email":"a@x"},{"mail":"b@x"}],"password":"<redacted>"}."#
+            )
         }
         do {
             _ = try response.map(Int.self, atKeyPath: "id.missing")
         } catch {
             #expect(
                 error.description
-                    == #"Could not decode Int from the response to GET https://api.example.com/v1/users/1 (status 200, application/json): no value at key path "id.missing". The body is {"id":1,"profiles":[{"email":"a@x"},{"mail":"b@x"}],"password":"<redacted>"}."#)
+                    == #"Could not decode Int from the response to GET https://api.example.com/v1/users/1 (status 200, application/json): no value at key path "id.missing". The body is {"id":1,"profiles":[{"email":"a@x"},{"mail":"b@x"}],"password":"<redacted>"}."#
+            )
         }
     }
 
@@ -148,7 +158,8 @@ struct ErrorDescriptionTests {
         } catch {
             #expect(
                 error.description
-                    == "GET https://api.example.com/v1/page got status 200 with a body that is not JSON (no Content-Type): <html>hi</html>.")
+                    == "GET https://api.example.com/v1/page got status 200 with a body that is not JSON (no Content-Type): <html>hi</html>."
+            )
         }
         let binary = Response(statusCode: 200, data: Data([0xFF, 0xFE, 0x00]))
         do {
@@ -156,7 +167,8 @@ struct ErrorDescriptionTests {
         } catch {
             #expect(
                 error.description
-                    == "The request got status 200 with a body that is not UTF-8 text or has no string at the key path (no Content-Type): 3 bytes of binary data.")
+                    == "The request got status 200 with a body that is not UTF-8 text or has no string at the key path (no Content-Type): 3 bytes of binary data."
+            )
         }
     }
 
@@ -186,13 +198,16 @@ struct ErrorDescriptionTests {
         }
         #expect(
             errors[0].description
-                == "Authentication failed: Refreshing the access token failed (the refresh token was kept): GET https://auth.example.com/token got status 503 (service unavailable), which was not accepted. The server says: Down for maintenance.")
+                == "Authentication failed: Refreshing the access token failed (the refresh token was kept): GET https://auth.example.com/token got status 503 (service unavailable), which was not accepted. The server says: Down for maintenance."
+        )
         #expect(
             errors[1].description
-                == "Authentication failed: Refreshing the access token failed (the refresh token was kept): timed out waiting for the server (URLError -1001).")
+                == "Authentication failed: Refreshing the access token failed (the refresh token was kept): timed out waiting for the server (URLError -1001)."
+        )
         #expect(
             errors[2].description
-                == "Authentication failed: The stored token cannot be read: reading the stored token failed: permission denied.")
+                == "Authentication failed: The stored token cannot be read: reading the stored token failed: permission denied."
+        )
         #expect(errors[5].description == "The request got status 200, then failed: The disk is full.")
     }
 

@@ -17,7 +17,9 @@ struct RedactionTests {
         ] {
             #expect(redaction.isSecret(header: name), "\(name)")
         }
-        for name in ["Accept", "Content-Type", "Keep-Alive", "Location", "WWW-Authenticate", "Proxy-Authenticate", "ETag"] {
+        for name in [
+            "Accept", "Content-Type", "Keep-Alive", "Location", "WWW-Authenticate", "Proxy-Authenticate", "ETag",
+        ] {
             #expect(!redaction.isSecret(header: name), "\(name)")
         }
         #expect(
@@ -48,7 +50,9 @@ struct RedactionTests {
         #expect(error.description.hasPrefix("DELETE https://api.example.com/a?api_key=<redacted>&otp=9&page=2 "))
         let withOTP = error.description(redactedBy: Redaction.default.adding(keys: ["otp"]))
         #expect(withOTP.hasPrefix("DELETE https://api.example.com/a?api_key=<redacted>&otp=<redacted>&page=2 "))
-        #expect(error.description(redactedBy: Redaction.none).hasPrefix("DELETE https://api.example.com/a?api_key=k-1&otp=9"))
+        #expect(
+            error.description(redactedBy: Redaction.none).hasPrefix(
+                "DELETE https://api.example.com/a?api_key=k-1&otp=9"))
     }
 
     @Test("JSON keeps its key order, numbers and layout; only secret values change")
@@ -58,7 +62,8 @@ struct RedactionTests {
             {"z": 1.50, "a": 1e3, "password": "p\"w", "n": [ {"refresh_token": {"a": [1, 2]}}, -0.0 ],
              "next": "https:\/\/h\/?access_token=T&x=1", "esc\u0061ped": "\u00e9", "big": 12345678901234567890}
             """#
-        let redacted = String(decoding: redaction.redact(body: Data(body.utf8), contentType: "application/json"), as: UTF8.self)
+        let redacted = String(
+            decoding: redaction.redact(body: Data(body.utf8), contentType: "application/json"), as: UTF8.self)
         #expect(
             redacted == #"""
                 {"z": 1.50, "a": 1e3, "password": "<redacted>", "n": [ {"refresh_token": "<redacted>"}, -0.0 ],
@@ -66,7 +71,9 @@ struct RedactionTests {
                 """#)
         // A key written with escapes is still recognised.
         let escapedKey = Data(#"{"pass\u0077ord": 1}"#.utf8)
-        #expect(String(decoding: redaction.redact(body: escapedKey, contentType: nil), as: UTF8.self) == #"{"pass\u0077ord": "<redacted>"}"#)
+        #expect(
+            String(decoding: redaction.redact(body: escapedKey, contentType: nil), as: UTF8.self)
+                == #"{"pass\u0077ord": "<redacted>"}"#)
     }
 
     @Test("seeded fuzzing: redacted JSON parses, hides every secret and keeps everything else")
@@ -76,7 +83,9 @@ struct RedactionTests {
         for _ in 0..<1500 {
             let value = random.jsonValue(depth: 0)
             let options: JSONSerialization.WritingOptions = random.next() % 2 == 0 ? [.prettyPrinted] : []
-            guard let data = try? JSONSerialization.data(withJSONObject: ["root": value], options: options) else { continue }
+            guard let data = try? JSONSerialization.data(withJSONObject: ["root": value], options: options) else {
+                continue
+            }
             let redacted = redaction.redact(body: data, contentType: "application/json")
             let parsed = try #require(try? JSONSerialization.jsonObject(with: redacted) as? [String: Any])
             let expected = try #require(try? JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -139,7 +148,8 @@ struct SeededRandom {
             var object: [String: Any] = [:]
             for _ in 0..<Int(next() % 5) {
                 let key = pick(["id", "name", "access_token", "Password", "refreshToken", "nested", "x-y", "é"])
-                object[key] = key == "id" || key == "name" || key == "nested" || key == "x-y" || key == "é"
+                object[key] =
+                    key == "id" || key == "name" || key == "nested" || key == "x-y" || key == "é"
                     ? jsonValue(depth: depth + 1) : "SECRET-\(next() % 1000)"
             }
             return object

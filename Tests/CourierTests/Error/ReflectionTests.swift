@@ -94,9 +94,11 @@ struct ReflectionTests {
     @Test("dump of a Response, an Endpoint, a RequestTask and a TransportRequest shows no secret")
     func carriers() {
         expectNoSecret(dumped(signedResponse))
-        expectNoSecret(dumped(ProgressResponse(progress: 1, completedBytes: 1, totalBytes: 1, response: signedResponse)))
+        expectNoSecret(
+            dumped(ProgressResponse(progress: 1, completedBytes: 1, totalBytes: 1, response: signedResponse)))
         let endpoint = Endpoint(
-            url: "https://api.example.com/login?token=q-SECRET", sampleResponseClosure: { .networkResponse(200, Data()) },
+            url: "https://api.example.com/login?token=q-SECRET",
+            sampleResponseClosure: { .networkResponse(200, Data()) },
             method: .post,
             task: .requestParameters(
                 parameters: ["username": "ada", "password": "pw-SECRET", "user": ["password": "pw-SECRET"]],
@@ -107,8 +109,9 @@ struct ReflectionTests {
         #expect(text.contains("username: ada"))
         expectNoSecret(dumped(TransportRequest(urlRequest: signedRequest)))
         expectNoSecret(
-            dumped(RequestTask.requestCompositeParameters(
-                bodyParameters: ["client_secret": "pw-SECRET"], bodyEncoding: JSONEncoding.default,
-                urlParameters: ["access_token": "q-SECRET"])))
+            dumped(
+                RequestTask.requestCompositeParameters(
+                    bodyParameters: ["client_secret": "pw-SECRET"], bodyEncoding: JSONEncoding.default,
+                    urlParameters: ["access_token": "q-SECRET"])))
     }
 }
