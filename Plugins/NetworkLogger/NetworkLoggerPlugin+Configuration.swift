@@ -41,7 +41,7 @@ extension NetworkLoggerPlugin {
         ///   - output: writes the lines (by default ``defaultOutput(target:items:)``, which
         ///     prints them).
         ///   - logOptions: what is logged (``LogOptions/default``: method and headers).
-        ///   - redaction: what is hidden (``Redaction/default``).
+        ///   - redaction: what is hidden (`Redaction.default`, the list error descriptions use).
         ///   - maximumBodyLength: the longest body logged in full, in characters.
         public init(
             formatter: Formatter = Formatter(),

@@ -16,7 +16,7 @@ extension NetworkLoggerPlugin {
     /// ```
     ///
     /// For a command line that replays the request as it was sent, secrets included, log
-    /// with ``Redaction/none`` on your own machine only, never in a build that ships:
+    /// with `Redaction.none` on your own machine only, never in a build that ships:
     ///
     /// ```swift
     /// #if DEBUG
