@@ -233,8 +233,11 @@ public struct Redaction: Sendable, Equatable {
     /// descriptions and other free text.
     public func redact(text: String) -> String {
         var scanner = TextRedactor(redaction: self, text: text)
-        let scanned = scanner.run()
-        return redactsCredentials && scanned.contains("://") ? redactURLPasswords(in: scanned) : scanned
+        var result = scanner.run()
+        guard redactsCredentials else { return result }
+        if result.contains("://") { result = redactURLPasswords(in: result) }
+        if result.contains("eyJ") { result = redactJWTs(in: result) }
+        return result
     }
 
     /// A form body or query string (`a=1&b=2`) with the values of secret fields hidden.
@@ -252,6 +255,30 @@ public struct Redaction: Sendable, Equatable {
 
     private static func looksLikeForm(_ text: String) -> Bool {
         text.contains("=") && !text.contains(where: { $0 == " " || $0 == "\n" || $0 == "\"" || $0 == "{" })
+    }
+
+    /// Every JWT (`eyJ…`, three base64url segments) in free text, hidden: a token quoted
+    /// without its `Bearer` is still a token.
+    private func redactJWTs(in text: String) -> String {
+        func isBase64URL(_ character: Character) -> Bool {
+            character.isASCII && (character.isLetter || character.isNumber || character == "-" || character == "_")
+        }
+        var output = ""
+        var rest = Substring(text)
+        while let start = rest.range(of: "eyJ") {
+            let isWordStart =
+                start.lowerBound == rest.startIndex || !isBase64URL(rest[rest.index(before: start.lowerBound)])
+            var end = start.lowerBound
+            var dots = 0
+            while end < rest.endIndex, isBase64URL(rest[end]) || (rest[end] == "." && dots < 2) {
+                if rest[end] == "." { dots += 1 }
+                end = rest.index(after: end)
+            }
+            output += rest[..<start.lowerBound]
+            output += isWordStart && dots == 2 ? Substring(replacement) : rest[start.lowerBound..<end]
+            rest = rest[end...]
+        }
+        return output + rest
     }
 
     /// Every `scheme://user:secret@host` in free text, with the password hidden.

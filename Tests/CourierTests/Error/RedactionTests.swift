@@ -28,6 +28,15 @@ struct RedactionTests {
             ])
     }
 
+    @Test("free text: a JWT without its scheme and a URL's password are hidden too")
+    func freeText() {
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnbmF0dXJl"
+        #expect(
+            Redaction.default.redact(text: "rejected \(jwt), see https://ada:pw@h.test/x?y=1 and eyJnot-a-jwt")
+                == "rejected <redacted>, see https://ada:<redacted>@h.test/x?y=1 and eyJnot-a-jwt")
+        #expect(Redaction.none.redact(text: jwt) == jwt)
+    }
+
     @Test("the name rule is configurable: fragments, public headers and exact names")
     func configurable() {
         let exact = Redaction(headers: ["X-Tenant"], headerNameFragments: [])
