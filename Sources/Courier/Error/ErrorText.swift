@@ -42,13 +42,32 @@ enum ErrorText {
         }
     }
 
-    /// Another error's description, redacted, as a clause.
+    /// Another error's description, redacted, as a clause to follow a colon: `Refreshing …
+    /// failed.` becomes `refreshing … failed`; `GET https://…` and `OAuth …` keep their case.
     static func describe(_ error: any Error, redaction: Redaction) -> String {
-        if let error = error as? CourierError { return clause(error.description(redactedBy: redaction)) }
-        if let error = error as? AuthenticationError { return clause(error.description(redactedBy: redaction)) }
-        if let error = error as? URLError { return clause(NetworkFailure.describe(error, redaction: redaction)) }
-        if let error = error as? DecodingError { return clause(DecodingFailure.describe(error)) }
-        return clause(redaction.redact(text: String(describing: error)))
+        let text: String
+        if let error = error as? CourierError {
+            text = error.description(redactedBy: redaction)
+        } else if let error = error as? AuthenticationError {
+            text = error.description(redactedBy: redaction)
+        } else if let error = error as? URLError {
+            text = NetworkFailure.describe(error, redaction: redaction)
+        } else if let error = error as? DecodingError {
+            text = DecodingFailure.describe(error)
+        } else {
+            text = redaction.redact(text: String(describing: error))
+        }
+        return lowercasingFirstWord(clause(text))
+    }
+
+    /// `The disk is full` → `the disk is full`; a word whose second letter is a capital
+    /// (`GET`, `URLError`, `OAuth`) or a one-letter word is left alone.
+    static func lowercasingFirstWord(_ text: String) -> String {
+        var characters = text.makeIterator()
+        guard let first = characters.next(), first.isUppercase, let second = characters.next(),
+            second.isLetter, second.isLowercase
+        else { return text }
+        return first.lowercased() + text.dropFirst()
     }
 
     // MARK: Requests

@@ -198,17 +198,17 @@ struct ErrorDescriptionTests {
         }
         #expect(
             errors[0].description
-                == "Authentication failed: Refreshing the access token failed (the refresh token was kept): GET https://auth.example.com/token got status 503 (service unavailable), which was not accepted. The server says: Down for maintenance."
+                == "Authentication failed: refreshing the access token failed (the refresh token was kept): GET https://auth.example.com/token got status 503 (service unavailable), which was not accepted. The server says: Down for maintenance."
         )
         #expect(
             errors[1].description
-                == "Authentication failed: Refreshing the access token failed (the refresh token was kept): timed out waiting for the server (URLError -1001)."
+                == "Authentication failed: refreshing the access token failed (the refresh token was kept): timed out waiting for the server (URLError -1001)."
         )
         #expect(
             errors[2].description
-                == "Authentication failed: The stored token cannot be read: reading the stored token failed: permission denied."
+                == "Authentication failed: the stored token cannot be read: reading the stored token failed: permission denied."
         )
-        #expect(errors[5].description == "The request got status 200, then failed: The disk is full.")
+        #expect(errors[5].description == "The request got status 200, then failed: the disk is full.")
     }
 
     @Test("every public error type reads well through localizedDescription")
