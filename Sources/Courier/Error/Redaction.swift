@@ -133,9 +133,12 @@ public struct Redaction: Sendable, Equatable {
     /// secret when any of its parts is.
     ///
     /// Secret header names count as secret fields too, so an echoed
-    /// `{"headers": {"authorization": …}}` is hidden as well.
+    /// `{"headers": {"authorization": …, "x-api-key": …}}` is hidden as well: a name listed
+    /// in ``headers``, or a dashed name (`x-api-key`, not `token_type`) that the header rule
+    /// finds secret.
     public func isSecret(key name: String) -> Bool {
         if keyNames.contains(Self.normalized(name)) || headerNames.contains(name.lowercased()) { return true }
+        if name.contains("-"), isSecret(header: name) { return true }
         guard name.contains("[") else { return false }
         return name.split(whereSeparator: { $0 == "[" || $0 == "]" })
             .contains { keyNames.contains(Self.normalized(String($0))) }

@@ -37,6 +37,16 @@ struct RedactionTests {
         #expect(Redaction.none.redact(text: jwt) == jwt)
     }
 
+    @Test("an echoed header in a body is hidden by the header rule; field names like token_type are not")
+    func echoedHeaders() {
+        let body = Data(
+            #"{"headers": {"x-api-key": "k-1", "x-session-id": "s-1", "accept": "*/*"}, "token_type": "Bearer"}"#.utf8)
+        #expect(
+            String(decoding: Redaction.default.redact(body: body, contentType: "application/json"), as: UTF8.self)
+                == #"{"headers": {"x-api-key": "<redacted>", "x-session-id": "<redacted>", "accept": "*/*"}, "token_type": "Bearer"}"#
+        )
+    }
+
     @Test("the name rule is configurable: fragments, public headers and exact names")
     func configurable() {
         let exact = Redaction(headers: ["X-Tenant"], headerNameFragments: [])
