@@ -9,7 +9,7 @@ extension NetworkLoggerPlugin {
     ///     formatter: .init(responseData: NetworkLoggerPlugin.Configuration.Formatter.prettyJSON),
     ///     output: { target, lines in lines.forEach { print("[\(target.path)]", $0) } },
     ///     logOptions: [.requestMethod, .successResponseBody, .errorResponseBody],
-    ///     redaction: .default.adding(headers: ["X-Api-Key"], keys: ["otp"]))
+    ///     redaction: .default.adding(headers: ["X-Tenant"], keys: ["otp"]))
     /// ```
     public struct Configuration: Sendable {
         /// Writes the lines logged for one request or one response.

@@ -116,6 +116,26 @@ struct ErrorDescriptionTests {
         }
     }
 
+    @Test("a transport error keeps its code and a failing URL the transport gave; a cancellation stays one")
+    func transportErrorsKeepTheirMeaning() async throws {
+        let redirected = URL(string: "https://cdn.example.com/items")!
+        let kept = try #require(
+            await failure(
+                ErrorTestTarget(method: .put),
+                reply: .failure(URLError(.networkConnectionLost, userInfo: [NSURLErrorFailingURLErrorKey: redirected])))
+        )
+        let underlying = try #require(kept.underlyingError as? URLError)
+        #expect(underlying.code == .networkConnectionLost)
+        #expect(underlying.failingURL == redirected)
+        #expect(
+            kept.description
+                == "PUT https://cdn.example.com/items failed: the connection to cdn.example.com:443 was lost before the response was complete (URLError -1005)."
+        )
+
+        let cancelled = try #require(await failure(ErrorTestTarget(), reply: .failure(URLError(.cancelled))))
+        #expect(cancelled.isCancelled)
+    }
+
     @Test("a decoding error names the type, the coding path, the content type and the body")
     func decoding() throws {
         struct User: Decodable {
