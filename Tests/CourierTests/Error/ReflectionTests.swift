@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 import Testing
 
@@ -89,6 +90,16 @@ struct ReflectionTests {
         #expect(text.contains(#"\"Authorization\": \"<redacted>\""#))
         #expect(text.contains(#"\"WWW-Authenticate\": \"Bearer error=\\\"invalid_token\\\"\""#))
         #expect(text.contains("statusCode: 401"))
+    }
+
+    @Test("dump(ScriptedTransport) lists the requests it received, redacted")
+    func scriptedTransport() async throws {
+        let transport = ScriptedTransport()
+        transport.always(.status(200), for: .any)
+        _ = try await transport.send(TransportRequest(urlRequest: signedRequest))
+        let text = dumped(transport)
+        expectNoSecret(text)
+        #expect(text.contains("POST https://api.example.com/v1/me?access_token=<redacted>&page=1"))
     }
 
     @Test("dump of a Response, an Endpoint, a RequestTask and a TransportRequest shows no secret")
