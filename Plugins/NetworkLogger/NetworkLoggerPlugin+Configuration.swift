@@ -9,7 +9,7 @@ extension NetworkLoggerPlugin {
     ///     formatter: .init(responseData: NetworkLoggerPlugin.Configuration.Formatter.prettyJSON),
     ///     output: { target, lines in lines.forEach { print("[\(target.path)]", $0) } },
     ///     logOptions: [.requestMethod, .successResponseBody, .errorResponseBody],
-    ///     redaction: .default.adding(headers: ["X-Api-Key"], keys: ["otp"]))
+    ///     redaction: .default.adding(headers: ["X-Tenant"], keys: ["otp"]))
     /// ```
     public struct Configuration: Sendable {
         /// Writes the lines logged for one request or one response.
@@ -41,7 +41,7 @@ extension NetworkLoggerPlugin {
         ///   - output: writes the lines (by default ``defaultOutput(target:items:)``, which
         ///     prints them).
         ///   - logOptions: what is logged (``LogOptions/default``: method and headers).
-        ///   - redaction: what is hidden (``Redaction/default``).
+        ///   - redaction: what is hidden (`Redaction.default`, the list error descriptions use).
         ///   - maximumBodyLength: the longest body logged in full, in characters.
         public init(
             formatter: Formatter = Formatter(),
@@ -98,8 +98,12 @@ extension NetworkLoggerPlugin.Configuration {
             String(data: data, encoding: .utf8) ?? "(\(data.count) bytes of binary data)"
         }
 
-        /// A JSON body pretty-printed with sorted keys; any other body as
+        /// A JSON body re-serialised, pretty-printed with sorted keys; any other body as
         /// ``defaultDataFormatter(_:)`` shows it.
+        ///
+        /// Re-serialising changes the text: keys are sorted and a number may be written
+        /// differently (`1.0` as `1`, long decimals rounded). Use the default formatter to see
+        /// the body as the server sent it.
         public static func prettyJSON(_ data: Data) -> String {
             guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
                 let pretty = try? JSONSerialization.data(

@@ -14,6 +14,16 @@ extension NetworkLoggerPlugin {
     /// ```
     /// curl -X POST -H 'Authorization: <redacted>' -H 'Content-Type: application/json' --data-raw '{"name":"Ada"}' 'https://api.example.com/users'
     /// ```
+    ///
+    /// For a command line that replays the request as it was sent, secrets included, log
+    /// with `Redaction.none` on your own machine only, never in a build that ships:
+    ///
+    /// ```swift
+    /// #if DEBUG
+    ///     let curlLogger = NetworkLoggerPlugin(
+    ///         configuration: .init(logOptions: .formatRequestAscURL, redaction: .none))
+    /// #endif
+    /// ```
     public func cURL(for request: URLRequest) -> String {
         let redaction = configuration.redaction
         var arguments = ["curl"]

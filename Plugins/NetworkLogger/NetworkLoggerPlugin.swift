@@ -8,12 +8,15 @@ import Foundation
 /// Logs requests and responses, with secrets redacted.
 ///
 /// The configuration has Moya's shape — a ``Configuration/Formatter``, an output closure and
-/// ``Configuration/LogOptions`` — and one addition: ``Configuration/redaction``. By default
-/// the values of the `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`
-/// headers, and of the `access_token`, `refresh_token`, `id_token`, `password` and
-/// `client_secret` fields of JSON bodies, form bodies and query strings are replaced by
-/// `<redacted>`, in every line the plugin writes, the cURL form included. Bodies longer than
-/// ``Configuration/maximumBodyLength`` are cut, with their size shown.
+/// ``Configuration/LogOptions`` — and one addition: ``Configuration/redaction``, Courier's
+/// `Redaction`, the rules `CourierError` descriptions use too. By default the values of
+/// `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and every header whose name
+/// suggests a credential (`X-Api-Key`, `X-Auth-Token`, `X-Session-Id`…), and of the
+/// `access_token`, `refresh_token`, `id_token`, `password`, `client_secret`… fields of JSON
+/// bodies, form bodies and query strings are replaced by `<redacted>`, in every line the
+/// plugin writes, the cURL form and the error line included. JSON bodies are printed as the
+/// server sent them (key order, numbers and layout kept) with only secret values replaced.
+/// Bodies longer than ``Configuration/maximumBodyLength`` are cut, with their size shown.
 ///
 /// ```swift
 /// let logger = NetworkLoggerPlugin(
@@ -56,8 +59,8 @@ public struct NetworkLoggerPlugin: PluginType {
         let url = request.url.map { redactor.redact(url: $0) } ?? "(no URL)"
         entries.append(entry("Request", url, target))
         if options.contains(.requestHeaders) {
-            let headers = redactor.redact(headers: request.allHTTPHeaderFields ?? [:])
-            entries.append(entry("Request Headers", Self.describe(headers), target))
+            let headers = request.allHTTPHeaderFields ?? [:]
+            entries.append(entry("Request Headers", redactor.describe(headers: headers), target))
         }
         if options.contains(.requestMethod) {
             entries.append(entry("HTTP Request Method", request.httpMethod ?? "GET", target))
@@ -85,8 +88,7 @@ public struct NetworkLoggerPlugin: PluginType {
             return responseEntries(for: response, isError: response.statusCode >= 400, target: target)
         case .failure(let error):
             guard let response = error.response else {
-                let description = configuration.redaction.redact(text: error.description)
-                return [entry("Error", description, target)]
+                return [entry("Error", error.description(redactedBy: configuration.redaction), target)]
             }
             return responseEntries(for: response, isError: true, target: target)
         }
@@ -102,7 +104,7 @@ public struct NetworkLoggerPlugin: PluginType {
             for (name, value) in httpResponse.allHeaderFields {
                 headers["\(name)"] = "\(value)"
             }
-            entries.append(entry("Response Headers", Self.describe(redactor.redact(headers: headers)), target))
+            entries.append(entry("Response Headers", redactor.describe(headers: headers), target))
         }
         let logsBody = isError ? options.contains(.errorResponseBody) : options.contains(.successResponseBody)
         if logsBody, !response.data.isEmpty {
@@ -124,12 +126,5 @@ public struct NetworkLoggerPlugin: PluginType {
         let limit = max(0, configuration.maximumBodyLength)
         guard text.count > limit else { return text }
         return "\(text.prefix(limit))… (truncated, \(body.count) bytes in all)"
-    }
-
-    /// `["Name": "value", …]` with names sorted, so lines are stable.
-    static func describe(_ headers: [String: String]) -> String {
-        let pairs = headers.sorted { $0.key.lowercased() < $1.key.lowercased() }
-            .map { "\"\($0.key)\": \"\($0.value)\"" }
-        return "[" + pairs.joined(separator: ", ") + "]"
     }
 }

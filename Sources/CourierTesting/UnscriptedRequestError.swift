@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -23,8 +24,8 @@ public struct UnscriptedRequestError: Error, Sendable, CustomStringConvertible {
         self.scriptedRoutes = scriptedRoutes
     }
 
-    /// Names the request and what was scripted.
+    /// Names the request (secrets in its URL redacted) and what was scripted.
     public var description: String {
-        "ScriptedTransport has no reply for \(method) \(url?.absoluteString ?? "(no URL)") (scripted: \(scriptedRoutes))"
+        "ScriptedTransport has no reply for \(method) \(url.map { Redaction.default.redact(url: $0) } ?? "(no URL)") (scripted: \(scriptedRoutes))"
     }
 }

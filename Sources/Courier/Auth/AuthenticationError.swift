@@ -22,20 +22,3 @@ public enum AuthenticationError: Error {
     /// is. Signing in again replaces it.
     case storeUnavailable(any Error)
 }
-
-extension AuthenticationError: CustomStringConvertible {
-    /// What happened; never contains a token.
-    public var description: String {
-        switch self {
-        case .missingCredential: "No access token is available; sign in first."
-        case .sessionExpired: "The session has expired; the user must sign in again."
-        case .refreshFailed(let error):
-            "Refreshing the access token failed (the refresh token was kept): \(Redaction.describe(error))."
-        case .excessiveRefresh:
-            "The access token was refreshed too often in a short time; giving up to avoid a loop."
-        case .invalidTokenResponse: "The token endpoint's answer is not a valid token response."
-        case .cancelled: "Waiting for the access token was cancelled."
-        case .storeUnavailable(let error): "The stored token cannot be read: \(Redaction.describe(error))."
-        }
-    }
-}

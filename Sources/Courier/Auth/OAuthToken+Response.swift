@@ -13,7 +13,9 @@ extension OAuthToken {
     ///   `invalid_grant` ends the session), or ``CourierError/authentication(_:)`` with
     ///   ``AuthenticationError/invalidTokenResponse`` for a body that is not a token.
     public init(response: Response, receivedAt: Date = Date()) throws(CourierError) {
-        guard (200..<300).contains(response.statusCode) else { throw .statusCode(response) }
+        guard (200..<300).contains(response.statusCode) else {
+            throw .statusCode(response.rejected(accepting: 200..<300))
+        }
         do {
             try self.init(tokenResponse: response.data, receivedAt: receivedAt)
         } catch {

@@ -79,38 +79,3 @@ public enum CourierError: Error {
         }
     }
 }
-
-extension CourierError: CustomStringConvertible, LocalizedError {
-    /// What happened, for logs and alerts; never contains a secret.
-    public var description: String {
-        switch self {
-        case .jsonMapping(let response):
-            "Failed to map the response data (\(response.data.count) bytes) to JSON."
-        case .stringMapping(let response):
-            "Failed to map the response data (\(response.data.count) bytes) to a string."
-        case .objectMapping(let error, _):
-            "Failed to decode the response data: \(Redaction.describe(error))."
-        case .encodableMapping(let error):
-            "Failed to encode the request body as JSON: \(Redaction.describe(error))."
-        case .statusCode(let response):
-            "Status code \(response.statusCode) did not fall within the accepted range."
-        case .underlying(let error, let response):
-            if let response {
-                "The request failed with status code \(response.statusCode): \(Redaction.describe(error))."
-            } else {
-                "The request failed: \(Redaction.describe(error))."
-            }
-        case .requestMapping(let url):
-            "Failed to build a URL request from \(Redaction.redactQuery(in: url))."
-        case .parameterEncoding(let error):
-            "Failed to encode the parameters: \(Redaction.describe(error))."
-        case .authentication(let error):
-            "Authentication failed: \(error.description)"
-        case .cancelled:
-            "The request was cancelled."
-        }
-    }
-
-    /// Same as ``description``.
-    public var errorDescription: String? { description }
-}

@@ -293,7 +293,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     {
         var result = result
         if case .success(let response) = result, !target.validationType.accepts(response.statusCode) {
-            result = .failure(.statusCode(response))
+            result = .failure(.statusCode(response.rejected(by: target.validationType)))
         }
         for plugin in plugins {
             plugin.didReceive(result, target: erased)
@@ -341,7 +341,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
                     downloadDestination: task.downloadDestination, progress: progress))
             return .success(response)
         } catch {
-            return .failure(CourierError(error))
+            return .failure(.transport(error, request: body.request))
         }
     }
 }

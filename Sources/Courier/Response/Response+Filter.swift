@@ -4,7 +4,7 @@ extension Response {
     /// - Throws: ``CourierError/statusCode(_:)`` otherwise.
     public func filter<R: RangeExpression>(statusCodes: R) throws(CourierError) -> Response
     where R.Bound == Int {
-        guard statusCodes.contains(statusCode) else { throw .statusCode(self) }
+        guard statusCodes.contains(statusCode) else { throw .statusCode(rejected(accepting: statusCodes)) }
         return self
     }
 

@@ -68,12 +68,12 @@ extension Response {
         if let keyPath, !keyPath.isEmpty {
             let json = try mapJSON()
             guard let value = JSONKeyPath.value(at: keyPath, in: json) else {
-                throw .objectMapping(JSONKeyPath.Failure.missingKeyPath(keyPath), self)
+                throw .objectMapping(JSONKeyPath.Failure.missingKeyPath(keyPath), rejected(decoding: D.self))
             }
             do {
                 payload = try JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed)
             } catch {
-                throw .objectMapping(error, self)
+                throw .objectMapping(error, rejected(decoding: D.self))
             }
         } else {
             payload = data
@@ -81,7 +81,7 @@ extension Response {
         do {
             return try decoder.decode(D.self, from: payload)
         } catch {
-            throw .objectMapping(error, self)
+            throw .objectMapping(error, rejected(decoding: D.self))
         }
     }
 

@@ -16,6 +16,8 @@ public struct Response: Sendable, Equatable, CustomDebugStringConvertible {
     public let response: HTTPURLResponse?
     /// Where a download's file was moved to; `nil` for other requests.
     public let fileURL: URL?
+    /// Why this response was rejected, for error descriptions; not part of equality.
+    var rejection = Rejection()
 
     /// Creates a response.
     public init(

@@ -41,9 +41,15 @@ enum PluginsArticle {  // sample scaffold
         let provider = Provider<GitHub>(plugins: [logger])
 
         let redaction = NetworkLoggerPlugin.Redaction.default
-            .adding(headers: ["X-Api-Key"], keys: ["otp"])
+            .adding(headers: ["X-Tenant"], keys: ["otp"])
         let quietLogger = NetworkLoggerPlugin(
             configuration: .init(logOptions: .default, redaction: redaction, maximumBodyLength: 1024))
+
+        #if DEBUG
+            let curlLogger = NetworkLoggerPlugin(
+                configuration: .init(logOptions: .formatRequestAscURL, redaction: .none))
+            _ = curlLogger  // sample scaffold
+        #endif
 
         let activity = NetworkActivityPlugin { change, target in
             switch change {
@@ -89,6 +95,7 @@ extension PluginsArticle {
             let plugins = bundledPlugins()
             #expect(plugins.count == 5)
             let quiet = try #require(plugins[1] as? NetworkLoggerPlugin)
+            #expect(quiet.configuration.redaction.isSecret(header: "x-tenant"))
             #expect(quiet.configuration.redaction.isSecret(header: "x-api-key"))
             #expect(quiet.configuration.redaction.isSecret(key: "otp"))
             #expect(quiet.configuration.redaction.isSecret(key: "refresh_token"))

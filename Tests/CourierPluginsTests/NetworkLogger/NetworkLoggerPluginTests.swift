@@ -78,8 +78,11 @@ struct NetworkLoggerPluginTests {
         await #expect(throws: CourierError.self) { try await provider.request(PluginTestTarget()) }
 
         #expect(lines.all.count == 2)
-        #expect(lines.all[1].hasPrefix("Error: The request failed: URLError"))
-        #expect(lines.all[1].contains("not connected to the internet"))
+        // The error line names the request and says what failed in words.
+        #expect(
+            lines.all[1]
+                == "Error: GET https://api.example.com/v1/items failed: not connected to the internet (URLError -1009)."
+        )
     }
 
     @Test("bodies longer than the limit are cut, with their size shown")

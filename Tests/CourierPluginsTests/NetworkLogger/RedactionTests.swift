@@ -92,7 +92,7 @@ struct RedactionTests {
         #expect(log.contains("access_token=<redacted>&id_token=<redacted>&page=1"))
         #expect(log.contains(#""password":"<redacted>""#))
         #expect(log.contains("grant_type=refresh_token"))
-        #expect(log.contains(#""name":"Ada""#))
+        #expect(log.contains(#""name": "Ada""#))
         #expect(log.contains("-H 'Authorization: <redacted>'"))
         #expect(log.contains("https://ada:<redacted>@api.example.com/v1/login"))
         #expect(lines.all.filter { $0.hasPrefix("cURL: ") }.count == 3)
@@ -101,7 +101,7 @@ struct RedactionTests {
     @Test("the redaction list is configurable")
     func configurable() async throws {
         transport.always(.json(#"{"otp":"123456","password":"hunter2"}"#), for: .any)
-        let redaction = NetworkLoggerPlugin.Redaction(headers: ["X-Api-Key"], keys: ["otp"])
+        let redaction = NetworkLoggerPlugin.Redaction(headers: ["X-Api-Key"], keys: ["otp"], headerNameFragments: [])
         let provider = Provider<PluginTestTarget>.scripted(
             transport, plugins: [NetworkLoggerTestSupport.logger(lines, options: .verbose, redaction: redaction)])
 

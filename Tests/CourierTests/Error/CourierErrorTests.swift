@@ -17,7 +17,7 @@ struct CourierErrorTests {
             (.stringMapping(response), "string", 418),
             (.objectMapping(Boom(), response), "decode", 418),
             (.encodableMapping(Boom()), "encode", nil),
-            (.statusCode(response), "Status code 418", 418),
+            (.statusCode(response), "got status 418", 418),
             (.underlying(URLError(.timedOut), nil), "timed out", nil),
             (.requestMapping("::"), "URL request", nil),
             (.parameterEncoding(Boom()), "parameters", nil),
@@ -35,7 +35,7 @@ struct CourierErrorTests {
     func noSecrets() {
         struct Leaky: Error, CustomStringConvertible {
             var description: String {
-                #"failed for https://x.test/cb?code=abc123&access_token=tok-SECRET1 with {"refresh_token":"rt-SECRET2"} and Bearer tok-SECRET3"#
+                #"failed for https://x.test/cb?code_verifier=abc123&access_token=tok-SECRET1 with {"refresh_token":"rt-SECRET2"} and Bearer tok-SECRET3"#
             }
         }
         let errors: [CourierError] = [

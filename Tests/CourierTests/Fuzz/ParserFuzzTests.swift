@@ -165,7 +165,8 @@ struct ParserFuzzTests {
             let text = String(decoding: input.any(), as: UTF8.self)
             if let seconds = RetryAfter.seconds(from: text, now: now) { #expect(seconds >= 0) }
             _ = MultipartFormat.boundary(fromContentType: "multipart/form-data; " + text)
-            let scrubbed = Redaction.scrub(text + " Bearer secret-\(text.count) access_token=tok-\(text.count)")
+            let scrubbed = Redaction.default.redact(
+                text: text + " Bearer secret-\(text.count) access_token=tok-\(text.count)")
             #expect(!scrubbed.contains("secret-\(text.count)"))
             #expect(!scrubbed.contains("tok-\(text.count)"))
             _ = URL.joining(URL(string: "https://api.example.com/v1?x=1")!, path: text)

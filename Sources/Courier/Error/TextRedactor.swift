@@ -5,13 +5,13 @@ import Foundation
 ///
 /// A single pass over the text's scalars; names are read back from the separator.
 struct TextRedactor {
-    private let redaction: NetworkLoggerPlugin.Redaction
+    private let redaction: Redaction
     private let text: String
     private let scalars: [Unicode.Scalar]
     private var output = String.UnicodeScalarView()
     private var index = 0
 
-    init(redaction: NetworkLoggerPlugin.Redaction, text: String) {
+    init(redaction: Redaction, text: String) {
         self.redaction = redaction
         self.text = text
         self.scalars = Array(text.unicodeScalars)
@@ -60,7 +60,11 @@ struct TextRedactor {
             guard Self.isNameScalar(scalars[start]) else { return false }
             name = String(String.UnicodeScalarView(scalars[first...start]))
         }
-        let isHeaderLine = !isQuoted && redaction.isSecret(header: name)
+        // A field name (`id_token: abc def`) hides one value; a header (`Cookie: a=1; b=2`,
+        // `X-Api-Key: …`) hides the rest of its line.
+        let isHeaderLine =
+            !isQuoted && redaction.isSecret(header: name)
+            && !redaction.keyNames.contains(Redaction.normalized(name))
         guard isHeaderLine || redaction.isSecret(key: name) else { return false }
         copy(1)
         while index < scalars.count, scalars[index] == " " || scalars[index] == "\t" { copy(1) }

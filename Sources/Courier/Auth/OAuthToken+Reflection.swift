@@ -1,0 +1,16 @@
+extension OAuthToken: CustomReflectable {
+    /// What `dump(token)` and debuggers show: the type and dates, and whether each token is
+    /// present — never the access token or the refresh token.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "accessToken": "<redacted>",
+                "refreshToken": refreshToken == nil ? "absent" : "<redacted>",
+                "tokenType": tokenType,
+                "expiresAt": expiresAt as Any,
+                "issuedAt": issuedAt as Any,
+            ],
+            displayStyle: .struct)
+    }
+}

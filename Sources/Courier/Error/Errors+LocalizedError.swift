@@ -1,0 +1,40 @@
+import Foundation
+
+// Every public error is readable through `localizedDescription`: without `LocalizedError`,
+// Foundation answers "The operation could not be completed. (Courier.TokenStoreError error 2.)".
+// Their `description`s are clauses, written to be nested in a ``CourierError`` description;
+// `errorDescription` makes each a sentence of its own.
+
+extension TokenStoreError: LocalizedError {
+    /// The ``description`` as a sentence.
+    public var errorDescription: String? { ErrorText.sentence(description) }
+}
+
+extension RefreshTimeout: LocalizedError {
+    /// The ``description`` as a sentence.
+    public var errorDescription: String? { ErrorText.sentence(description) }
+}
+
+extension CompositeEncodingFailure: LocalizedError {
+    /// The ``description`` as a sentence.
+    public var errorDescription: String? { ErrorText.sentence(description) }
+}
+
+extension MultipartEncodingFailure: LocalizedError {
+    /// The ``description`` as a sentence.
+    public var errorDescription: String? { ErrorText.sentence(description) }
+}
+
+extension JSONEncodingFailure: LocalizedError {
+    /// The ``description`` as a sentence.
+    public var errorDescription: String? { ErrorText.sentence(description) }
+}
+
+extension URLEncodingFailure: LocalizedError {
+    /// The ``description`` as a sentence.
+    public var errorDescription: String? { ErrorText.sentence(description) }
+}
+
+extension JSONKeyPath.Failure: LocalizedError {
+    var errorDescription: String? { ErrorText.sentence(description) }
+}
