@@ -97,7 +97,7 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
             replays += 1
             if refreshPolicy.replayDelay > 0 {
                 do {
-                    try await Task.sleep(nanoseconds: UInt64(refreshPolicy.replayDelay * 1_000_000_000))
+                    try await Delay.sleep(seconds: refreshPolicy.replayDelay)
                 } catch {
                     throw .cancelled
                 }

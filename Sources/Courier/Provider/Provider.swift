@@ -202,7 +202,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
             return StubResponder.respond(to: request, endpoint: endpoint)
         case .delayed(let seconds):
             do {
-                try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+                try await Delay.sleep(seconds: seconds)
             } catch {
                 return .failure(.cancelled)
             }
