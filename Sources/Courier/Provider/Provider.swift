@@ -160,6 +160,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
             throw CourierError(error)
         }
         if Task.isCancelled { throw .cancelled }
+        try RequestValidation.validate(request)
         return request
     }
 
