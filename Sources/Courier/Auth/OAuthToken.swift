@@ -48,7 +48,7 @@ public struct OAuthToken: Codable, Sendable, Equatable {
     /// - Throws: ``AuthenticationError/invalidTokenResponse`` when the body is not JSON or
     ///   has no non-empty `access_token`.
     public init(tokenResponse: Data, receivedAt: Date) throws(AuthenticationError) {
-        guard let object = try? JSONSerialization.jsonObject(with: tokenResponse) as? [String: Any],
+        guard let object = Self.jsonObject(tokenResponse),
             let accessToken = object["access_token"] as? String, !accessToken.isEmpty
         else {
             throw .invalidTokenResponse
@@ -60,10 +60,8 @@ public struct OAuthToken: Codable, Sendable, Equatable {
         self.issuedAt = receivedAt
         if let expiresIn = Self.lifetime(object["expires_in"]) {
             self.expiresAt = receivedAt.addingTimeInterval(expiresIn)
-        } else if let expiry = JWT.expiry(of: accessToken),
-            let lifetime = Self.usable(expiry.timeIntervalSince(receivedAt))
-        {
-            self.expiresAt = receivedAt.addingTimeInterval(lifetime)
+        } else if let expiry = JWT.expiry(of: accessToken), Self.usable(expiry.timeIntervalSince(receivedAt)) != nil {
+            self.expiresAt = expiry
         } else {
             self.expiresAt = nil
         }
@@ -87,6 +85,37 @@ public struct OAuthToken: Codable, Sendable, Equatable {
     public func expires(within interval: TimeInterval, now: Date) -> Bool {
         guard let expiresAt, expiresAt.timeIntervalSinceReferenceDate.isFinite else { return false }
         return expiresAt.timeIntervalSince(now) <= interval
+    }
+
+    /// The token response as a JSON object. Foundation refuses a whole document holding a
+    /// number it cannot represent (`"expires_in": 1e309`), so such an `expires_in` is read
+    /// again as `null` — an unknown lifetime, as the string `"1e309"` gives.
+    private static func jsonObject(_ data: Data) -> [String: Any]? {
+        if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] { return object }
+        guard let repaired = withoutExpiresInNumber(data) else { return nil }
+        return try? JSONSerialization.jsonObject(with: repaired) as? [String: Any]
+    }
+
+    /// `data` with the number after the first `"expires_in":` replaced by `null`, or `nil`
+    /// when there is no such number.
+    private static func withoutExpiresInNumber(_ data: Data) -> Data? {
+        let bytes = [UInt8](data)
+        let key = Array(#""expires_in""#.utf8)
+        guard bytes.count > key.count,
+            let start = (0...(bytes.count - key.count)).first(where: { bytes[$0..<($0 + key.count)].elementsEqual(key) })
+        else { return nil }
+        var index = start + key.count
+        func skipSpaces() {
+            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        }
+        skipSpaces()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
+        index += 1
+        skipSpaces()
+        let numberStart = index
+        while index < bytes.count, Array("+-.0123456789eE".utf8).contains(bytes[index]) { index += 1 }
+        guard index > numberStart else { return nil }
+        return Data(bytes[..<numberStart] + Array("null".utf8) + bytes[index...])
     }
 
     /// `expires_in` as a usable lifetime: a JSON number or a string holding one (surrounding
