@@ -63,6 +63,7 @@ public actor AuthSession {
     ///     goes on: its refresh token has reached the server, so it is never sent a second
     ///     time while it is in flight. Later requests wait for it (each round of them for at
     ///     most `refreshTimeout` again) and its answer is stored when it comes.
+    ///     A negative time-out fails waiters at once, `.infinity` never; NaN counts as 30.
     public init(
         store: any TokenStore = InMemoryTokenStore(),
         refresh: @escaping RefreshClosure,
@@ -75,7 +76,8 @@ public actor AuthSession {
         self.refreshClosure = refresh
         self.acquireClosure = acquire
         self.now = now
-        self.refreshTimeout = refreshTimeout
+        // NaN would mean "time out at once"; it is a mistake, so it gets the default.
+        self.refreshTimeout = refreshTimeout.isNaN ? 30 : refreshTimeout
         var loaded: OAuthToken?
         var loadError: (any Error)?
         do {
