@@ -21,6 +21,8 @@ extension Endpoint {
         guard let requestURL = parsedURL ?? URL(string: url), requestURL.scheme != nil else {
             throw .requestMapping(url)
         }
+        // Checked before Foundation sees it: it would turn an empty method into GET.
+        try RequestValidation.validate(method: method.rawValue, url: requestURL)
         var request = URLRequest(url: requestURL)
         // A new URLRequest is already a GET; the setter normalises the name and costs about
         // 0.4 µs on Linux.

@@ -72,12 +72,16 @@ enum RequestValidation {
     /// Throws when the method or a header name is not an HTTP token, or a header value holds
     /// CR, LF or NUL.
     static func validate(_ request: URLRequest) throws(CourierError) {
-        let method = request.httpMethod ?? "GET"
-        if !isToken(method), let (prefix, character) = firstNonToken(method) {
-            throw refusal(.invalidMethod(validPrefix: prefix, invalidCharacter: character), request.url)
-        }
+        try validate(method: request.httpMethod ?? "GET", url: request.url)
         if let fields = request.allHTTPHeaderFields {
             try validate(fields, url: request.url)
+        }
+    }
+
+    /// Throws when `method` is not an HTTP token.
+    static func validate(method: String, url: URL?) throws(CourierError) {
+        if !isToken(method), let (prefix, character) = firstNonToken(method) {
+            throw refusal(.invalidMethod(validPrefix: prefix, invalidCharacter: character), url)
         }
     }
 
