@@ -101,9 +101,7 @@ public struct OAuthToken: Codable, Sendable, Equatable {
     private static func withoutExpiresInNumber(_ data: Data) -> Data? {
         let bytes = [UInt8](data)
         let key = Array(#""expires_in""#.utf8)
-        guard bytes.count > key.count,
-            let start = (0...(bytes.count - key.count)).first(where: { bytes[$0..<($0 + key.count)].elementsEqual(key) })
-        else { return nil }
+        guard let start = bytes.firstRange(of: key)?.lowerBound else { return nil }
         var index = start + key.count
         func skipSpaces() {
             while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }

@@ -59,7 +59,8 @@ struct AuthStateMachineHostileTests {
             let effects = m.requestToken(waiter: 1, minimumValidity: 60, now: t0)
             // Compared by access token: a NaN date is not equal to itself, and a failed
             // expectation would reflect (and describe) the NaN date.
-            let used = effects.start == nil && effects.resume.count == 1
+            let used =
+                effects.start == nil && effects.resume.count == 1
                 && (try? effects.resume[0].result.get().accessToken) == "A"
             #expect(used, "expiry \(expiry)")
         }

@@ -10,7 +10,8 @@ struct OAuthTokenHostileTests {
 
     private func token(expiresIn json: String) throws -> OAuthToken {
         try OAuthToken(
-            tokenResponse: Data(#"{"access_token":"AT-SECRET","refresh_token":"RT-SECRET","expires_in":\#(json)}"#.utf8),
+            tokenResponse: Data(
+                #"{"access_token":"AT-SECRET","refresh_token":"RT-SECRET","expires_in":\#(json)}"#.utf8),
             receivedAt: received)
     }
 

@@ -120,7 +120,8 @@ struct RequestValidationTests {
 
         let valueFromPlugin = await send(
             RawTarget(), plugins: [HeaderPlugin(name: "X-Trace", value: "1\r\nX-Evil: 1", replacingAll: true)])
-        #expect(refusalIn(valueFromPlugin.0)?.reason == .invalidHeaderValue(headerName: "X-Trace", invalidCharacter: "\r"))
+        #expect(
+            refusalIn(valueFromPlugin.0)?.reason == .invalidHeaderValue(headerName: "X-Trace", invalidCharacter: "\r"))
         #expect(valueFromPlugin.1.requests.isEmpty)
 
         let stubbed = await send(RawTarget(headers: ["X:Y": "1"]), stubbed: true)
@@ -133,7 +134,8 @@ struct RequestValidationTests {
         arguments: ["GET /admin HTTP/1.1\r\nHost: evil\r\n\r\nGET", "GET\r\n", "PO ST", "", "GET\u{0}", "G(E)T", "GÉT"])
     func smuggledMethod(method: String) async throws {
         for stubbed in [false, true] {
-            let (result, transport, counter) = await send(RawTarget(method: HTTPMethod(rawValue: method)), stubbed: stubbed)
+            let (result, transport, counter) = await send(
+                RawTarget(method: HTTPMethod(rawValue: method)), stubbed: stubbed)
             let refusal = try #require(refusalIn(result), "method \(method.debugDescription)")
             guard case .invalidMethod = refusal.reason else {
                 Issue.record("unexpected reason \(refusal.reason)")
@@ -176,7 +178,8 @@ struct RequestValidationTests {
         let tokenCount = UInt64(Array("abcXYZ09-_.!#$%&'*+^`|~".unicodeScalars).count)
         var scalars = String.UnicodeScalarView()
         for _ in 0..<length {
-            let pick = random.next() % 8 == 0 ? Int(random.next() % UInt64(pool.count)) : Int(random.next() % tokenCount)
+            let pick =
+                random.next() % 8 == 0 ? Int(random.next() % UInt64(pool.count)) : Int(random.next() % tokenCount)
             scalars.append(pool[pick])
         }
         return String(scalars)

@@ -99,7 +99,8 @@ struct RequestInjectionTests {
                 refused += 1
             }
         }
-        #expect(try await server.counters().requestsTotal == before + sent, "only what was asked for reached the server")
+        #expect(
+            try await server.counters().requestsTotal == before + sent, "only what was asked for reached the server")
         #expect(sent > 300)
         #expect(refused > 300)
     }
