@@ -178,7 +178,9 @@ struct AuthStateMachine {
             return fail(waiter, .missingCredential)
         }
         if let window {
-            refreshStarts.removeAll { now.timeIntervalSince($0) >= window.interval }
+            // A NaN interval would never let a start age out: it counts as the default.
+            let interval = window.interval.isNaN ? RefreshWindow().interval : window.interval
+            refreshStarts.removeAll { now.timeIntervalSince($0) >= interval }
             if refreshStarts.count >= window.maximumAttempts {
                 // A token the server has not rejected is still worth a try: only the server
                 // knows whether it has expired (a lifetime too short to keep up with, or a

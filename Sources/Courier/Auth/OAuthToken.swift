@@ -45,17 +45,22 @@ public struct OAuthToken: Codable, Sendable, Equatable {
     /// otherwise every request would refresh first, and the refresh limit would lock the
     /// user out although the server accepts the token.
     ///
-    /// - Throws: ``AuthenticationError/invalidTokenResponse`` when the body is not JSON or
-    ///   has no non-empty `access_token`.
+    /// - Throws: ``AuthenticationError/invalidTokenResponse`` when the body is not JSON, has
+    ///   no non-empty `access_token`, or its `access_token` holds a control character (CR,
+    ///   LF …) or its `token_type` is not an HTTP token: both go into a header.
     public init(tokenResponse: Data, receivedAt: Date) throws(AuthenticationError) {
         guard let object = Self.jsonObject(tokenResponse),
-            let accessToken = object["access_token"] as? String, !accessToken.isEmpty
+            let accessToken = object["access_token"] as? String, !accessToken.isEmpty,
+            !accessToken.unicodeScalars.contains(where: Self.isControl)
         else {
             throw .invalidTokenResponse
         }
+        let type = (object["token_type"] as? String) ?? "Bearer"
+        // Both go into the Authorization header: a control character (CR, LF) would end the
+        // header line, and the scheme must be a token (RFC 9110 §11.1).
+        guard RequestValidation.firstNonToken(type) == nil else { throw .invalidTokenResponse }
         self.accessToken = accessToken
         self.refreshToken = (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-        let type = (object["token_type"] as? String) ?? "Bearer"
         self.tokenType = type.caseInsensitiveCompare("bearer") == .orderedSame ? "Bearer" : type
         self.issuedAt = receivedAt
         if let expiresIn = Self.lifetime(object["expires_in"]) {
@@ -126,6 +131,11 @@ public struct OAuthToken: Codable, Sendable, Equatable {
             return Double(string.trimmingCharacters(in: .whitespaces)).flatMap(usable)
         default: return nil
         }
+    }
+
+    /// C0 controls and DEL: never part of a header value.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || scalar.value == 0x7F
     }
 
     /// `seconds` if it is a positive, finite lifetime no longer than ``maximumLifetime``.

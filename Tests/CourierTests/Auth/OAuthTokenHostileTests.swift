@@ -94,6 +94,22 @@ struct OAuthTokenHostileTests {
         }
     }
 
+    @Test(
+        "an access token with a control character or a token_type that is no HTTP token is refused",
+        arguments: [
+            #"{"access_token":"abc\r\nX-Injected: 1"}"#, #"{"access_token":"abc\u0000"}"#,
+            #"{"access_token":"a\tb"}"#, #"{"access_token":"abc","token_type":"Bearer\r\nX: 1"}"#,
+            #"{"access_token":"abc","token_type":"Be arer"}"#, #"{"access_token":"abc","token_type":""}"#,
+        ])
+    func headerBreakingToken(body: String) {
+        #expect {
+            try OAuthToken(tokenResponse: Data(body.utf8), receivedAt: received)
+        } throws: { error in
+            guard case .invalidTokenResponse = error as? AuthenticationError else { return false }
+            return true
+        }
+    }
+
     static func jwt(_ claims: String) -> String {
         func base64URL(_ string: String) -> String {
             Data(string.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")

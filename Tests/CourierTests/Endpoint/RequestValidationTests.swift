@@ -160,6 +160,24 @@ struct RequestValidationTests {
         #expect(transport.requests.first?.value(forHTTPHeaderField: name) == "v\tw é")
     }
 
+    @Test("a signed-in token holding CR/LF is refused by AuthPlugin, never sent unsigned, never shown")
+    func tokenWithLineBreak() async throws {
+        let transport = ScriptedTransport()
+        transport.always(.status(200), for: .any)
+        let session = AuthSession(
+            store: InMemoryTokenStore(OAuthToken(accessToken: "SECRET\r\nX-Injected: 1", refreshToken: "r")),
+            refresh: { $0 })
+        let provider = RefreshableProvider<RawTarget>(auth: session, transport: transport)
+        let error = await #expect(throws: CourierError.self) { try await provider.request(RawTarget()) }
+        guard case .underlying(let refusal as RequestValidationError, nil)? = error else {
+            Issue.record("unexpected \(String(describing: error))")
+            return
+        }
+        #expect(refusal.reason == .invalidHeaderValue(headerName: "Authorization", invalidCharacter: "\r"))
+        #expect(!refusal.description.contains("SECRET"))
+        #expect(transport.requests.isEmpty)
+    }
+
     /// Characters a fuzzed name or method is made of: token characters, separators,
     /// whitespace, controls, DEL and non-ASCII.
     static let pool: [Unicode.Scalar] =
