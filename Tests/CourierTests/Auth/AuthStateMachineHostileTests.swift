@@ -89,6 +89,17 @@ struct AuthStateMachineHostileTests {
         #expect(refused.resume.first?.result == .failure(.excessiveRefresh))
     }
 
+    @Test("a refresh window with a NaN interval counts as the default 30 s, so refreshes age out")
+    func nanWindow() throws {
+        var m = Machine(
+            token: OAuthToken(accessToken: "A", refreshToken: "R"),
+            window: RefreshWindow(interval: .nan, maximumAttempts: 1), canAcquire: false)
+        try refresh(&m, waiter: 1, to: OAuthToken(accessToken: "B", refreshToken: "R2"), now: t0)
+        let refused = m.requestRefresh(waiter: 2, rejecting: "B", now: t0 + 1)
+        #expect(refused.resume.first?.result == .failure(.excessiveRefresh))
+        #expect(m.requestRefresh(waiter: 3, rejecting: "B", now: t0 + 31).start != nil)
+    }
+
     /// The inputs of the random walk.
     private enum Input: CaseIterable {
         case requestToken, requestRefresh, finishSuccess, finishRejected, finishTransient, persistFails, timeOut,
