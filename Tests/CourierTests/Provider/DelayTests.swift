@@ -27,6 +27,10 @@ struct DelayTests {
 
     /// Runs `body` in a task, cancels it after `after` seconds and returns its result and how
     /// long it took to end after the cancel.
+    ///
+    /// The waits cancelled here are 100 years long (or instant when clamping fails by
+    /// trapping); the checks allow 5 s after the cancel, enough for a machine busy with the
+    /// whole test run, and prove only that the wait ended because of the cancel.
     private func cancelled<T: Sendable>(
         after: Double = 0.2, _ body: @escaping @Sendable () async throws -> T
     ) async -> (Result<T, any Error>, TimeInterval) {
@@ -44,10 +48,10 @@ struct DelayTests {
         try await RetryPolicy.defaultSleep(.nan)
         try await RetryPolicy.defaultSleep(-5)
         try await RetryPolicy.defaultSleep(-.infinity)
-        #expect(Date().timeIntervalSince(start) < 2)
+        #expect(Date().timeIntervalSince(start) < 5)
         let (result, lag) = await cancelled { try await RetryPolicy.defaultSleep(.infinity) }
         #expect(throws: CancellationError.self) { try result.get() }
-        #expect(lag < 2)
+        #expect(lag < 5)
     }
 
     @Test("a 503 with Retry-After in the year 9999 under maximumRetryAfter: .infinity waits until cancelled")
@@ -60,7 +64,7 @@ struct DelayTests {
         let (result, lag) = await cancelled { try await provider.request(.plain) }
         #expect(throws: CourierError.self) { try result.get() }
         if case .failure(let error as CourierError) = result { #expect(error.isCancelled) }
-        #expect(lag < 2)
+        #expect(lag < 5)
         #expect(transport.requests.count == 1, "nothing was sent again")
 
         // With the default maximum, the server's answer comes back at once.
@@ -91,7 +95,7 @@ struct DelayTests {
         } else {
             Issue.record("an infinitely delayed stub answered: \(result)")
         }
-        #expect(lag < 2)
+        #expect(lag < 5)
     }
 
     @Test("ScriptedTransport's delayed reply clamps too")
@@ -106,7 +110,7 @@ struct DelayTests {
         } else {
             Issue.record("an infinitely delayed reply answered: \(result)")
         }
-        #expect(lag < 2)
+        #expect(lag < 5)
     }
 
     @Test("an infinite replay delay waits until cancelled; a NaN one is none")
@@ -129,7 +133,7 @@ struct DelayTests {
             } else {
                 Issue.record("the replay did not wait: \(result)")
             }
-            #expect(lag < 2)
+            #expect(lag < 5)
             #expect(transport.requests.count == 1)
         }
     }

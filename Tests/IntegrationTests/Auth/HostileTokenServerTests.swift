@@ -148,7 +148,7 @@ struct HostileTokenServerTests {
         let cancelledAt = Date()
         task.cancel()
         let result = await task.result
-        #expect(Date().timeIntervalSince(cancelledAt) < 2)
+        #expect(Date().timeIntervalSince(cancelledAt) < 5)
         if case .failure(let error as CourierError) = result {
             #expect(error.isCancelled)
         } else {
