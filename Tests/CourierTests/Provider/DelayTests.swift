@@ -10,7 +10,7 @@ import Testing
 /// Every wait Courier schedules takes any number of seconds — negative, NaN, infinite, a
 /// `Retry-After` in the year 9999 — without trapping, and a long wait ends at once when the
 /// task is cancelled.
-@Suite("Delays are clamped")
+@Suite("Delays are clamped", .timeLimit(.minutes(2)))
 struct DelayTests {
     @Test(
         "seconds to nanoseconds: none for negative, zero or NaN; capped at 100 years",
@@ -25,33 +25,29 @@ struct DelayTests {
         #expect(Delay.nanoseconds(seconds) == expected)
     }
 
-    /// Runs `body` in a task, cancels it after `after` seconds and returns its result and how
-    /// long it took to end after the cancel.
+    /// Runs `body` in a task, cancels it after `after` seconds and returns its result.
     ///
-    /// The waits cancelled here are 100 years long (or instant when clamping fails by
-    /// trapping); the checks allow 5 s after the cancel, enough for a machine busy with the
-    /// whole test run, and prove only that the wait ended because of the cancel.
+    /// The waits cancelled here are 100 years long: a result of cancellation proves the wait
+    /// ended because of the cancel (no time bound is asserted; the machine may be very busy,
+    /// and the suite's time limit catches a wait that does not end). A clamp that went wrong
+    /// would trap, or wait no time at all and give a different result.
     private func cancelled<T: Sendable>(
         after: Double = 0.2, _ body: @escaping @Sendable () async throws -> T
-    ) async -> (Result<T, any Error>, TimeInterval) {
+    ) async -> Result<T, any Error> {
         let task = Task { try await body() }
         try? await Task.sleep(nanoseconds: UInt64(after * 1e9))
-        let cancelledAt = Date()
         task.cancel()
-        let result = await task.result
-        return (result, Date().timeIntervalSince(cancelledAt))
+        return await task.result
     }
 
     @Test("RetryPolicy's default sleep: NaN and negative return at once, infinity waits until cancelled")
     func defaultSleep() async throws {
-        let start = Date()
+        // These return (a wrong clamp would sleep ~forever, and the time limit would end it).
         try await RetryPolicy.defaultSleep(.nan)
         try await RetryPolicy.defaultSleep(-5)
         try await RetryPolicy.defaultSleep(-.infinity)
-        #expect(Date().timeIntervalSince(start) < 5)
-        let (result, lag) = await cancelled { try await RetryPolicy.defaultSleep(.infinity) }
+        let result = await cancelled { try await RetryPolicy.defaultSleep(.infinity) }
         #expect(throws: CancellationError.self) { try result.get() }
-        #expect(lag < 5)
     }
 
     @Test("a 503 with Retry-After in the year 9999 under maximumRetryAfter: .infinity waits until cancelled")
@@ -61,10 +57,9 @@ struct DelayTests {
             .status(503, headers: ["Retry-After": "Fri, 31 Dec 9999 23:59:59 GMT"]), for: .any)
         let provider = Provider<TestAPI>(
             transport: transport, retryPolicy: RetryPolicy(maxRetries: 3, maximumRetryAfter: .infinity))
-        let (result, lag) = await cancelled { try await provider.request(.plain) }
+        let result = await cancelled { try await provider.request(.plain) }
         #expect(throws: CourierError.self) { try result.get() }
         if case .failure(let error as CourierError) = result { #expect(error.isCancelled) }
-        #expect(lag < 5)
         #expect(transport.requests.count == 1, "nothing was sent again")
 
         // With the default maximum, the server's answer comes back at once.
@@ -89,13 +84,12 @@ struct DelayTests {
             #expect(try await provider.request(.plain).statusCode == 200)
         }
         let forever = Provider<TestAPI>(stubClosure: Provider<TestAPI>.delayedStub(Double.infinity))
-        let (result, lag) = await cancelled { try await forever.request(.plain) }
+        let result = await cancelled { try await forever.request(.plain) }
         if case .failure(let error as CourierError) = result {
             #expect(error.isCancelled)
         } else {
             Issue.record("an infinitely delayed stub answered: \(result)")
         }
-        #expect(lag < 5)
     }
 
     @Test("ScriptedTransport's delayed reply clamps too")
@@ -104,13 +98,12 @@ struct DelayTests {
         transport.enqueue(.delayed(seconds: .nan, .status(204)), .delayed(seconds: .infinity, .status(200)), for: .any)
         let provider = Provider<TestAPI>.scripted(transport)
         #expect(try await provider.request(.plain).statusCode == 204)
-        let (result, lag) = await cancelled { try await provider.request(.plain) }
+        let result = await cancelled { try await provider.request(.plain) }
         if case .failure(let error as CourierError) = result {
             #expect(error.isCancelled)
         } else {
             Issue.record("an infinitely delayed reply answered: \(result)")
         }
-        #expect(lag < 5)
     }
 
     @Test("an infinite replay delay waits until cancelled; a NaN one is none")
@@ -127,13 +120,12 @@ struct DelayTests {
                 #expect(try await provider.request(.plain).statusCode == 200)
                 continue
             }
-            let (result, lag) = await cancelled(after: 0.3) { try await provider.request(.plain) }
+            let result = await cancelled(after: 0.3) { try await provider.request(.plain) }
             if case .failure(let error as CourierError) = result {
                 #expect(error.isCancelled)
             } else {
                 Issue.record("the replay did not wait: \(result)")
             }
-            #expect(lag < 5)
             #expect(transport.requests.count == 1)
         }
     }
@@ -161,7 +153,7 @@ struct DelayTests {
                 }
                 continue
             }
-            let (result, _) = await cancelled(after: 0.3) { try await session.refresh(rejectingAccessToken: "old") }
+            let result = await cancelled(after: 0.3) { try await session.refresh(rejectingAccessToken: "old") }
             guard case .failure(AuthenticationError.cancelled) = result else {
                 Issue.record("timeout \(timeout): unexpected \(result)")
                 continue

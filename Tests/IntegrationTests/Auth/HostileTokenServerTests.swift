@@ -65,10 +65,10 @@ struct HostileTokenServerTests {
     @Test(
         "a refresh slower than refreshTimeout is never sent twice: later requests join it, the rotated token is kept")
     func lateRefreshWithReuseDetection() async throws {
-        let fixture = try await AuthFixture.make(refreshTimeout: 2.0)
+        let fixture = try await AuthFixture.make(refreshTimeout: 1.5)
         defer { fixture.cleanUp() }
         // Rotation is on by default; a refresh token used twice revokes the whole family.
-        try await fixture.server.configure(.init(refreshDelay: 2.5, reuseDetection: true))
+        try await fixture.server.configure(.init(refreshDelay: 2.4, reuseDetection: true))
         _ = try await fixture.server.expireAccessTokens()
         try await fixture.server.resetCounters()
         let events = fixture.session.events
@@ -81,7 +81,8 @@ struct HostileTokenServerTests {
             return seen
         }
 
-        // The first request waits 2 s for the refresh, then fails with the time-out.
+        // The first request waits 1.5 s for the refresh (which takes 2.4 s), then fails with
+        // the time-out.
         await #expect {
             try await fixture.provider.request(fixture.api("api/first"))
         } throws: { error in
@@ -89,27 +90,41 @@ struct HostileTokenServerTests {
             return underlying is RefreshTimeout
         }
         // The refresh is still at the server. Requests now join it instead of sending the
-        // same refresh token again, and go out with the token it brings.
-        let generations = try await withThrowingTaskGroup(of: Int.self) { group in
+        // same refresh token again: each gets the token it brings (or, on a machine so busy
+        // that their own 1.5 s run out first, the same time-out), never a second refresh.
+        let later = await withTaskGroup(of: Result<Int, CourierError>.self) { group in
             for index in 0..<5 {
                 group.addTask {
-                    try await fixture.provider.request(fixture.api("api/later/\(index)"), as: Protected.self).generation
+                    do {
+                        return .success(
+                            try await fixture.provider.request(fixture.api("api/later/\(index)"), as: Protected.self)
+                                .generation)
+                    } catch {
+                        return .failure(CourierError(error))
+                    }
                 }
             }
-            return try await group.reduce(into: Set<Int>()) { $0.insert($1) }
+            return await group.reduce(into: [Result<Int, CourierError>]()) { $0.append($1) }
         }
-        #expect(generations.count == 1)
-        #expect(await collected.value.last == .refreshed)
+        let seen = await collected.value
+        #expect(seen.first == .refreshFailed && seen.last == .refreshed, "\(seen)")
+        let current = try #require(await fixture.session.token)
+        let generation = try await fixture.provider.request(fixture.api("api/after"), as: Protected.self).generation
+        for result in later {
+            switch result {
+            case .success(let joined): #expect(joined == generation, "went out with the late refresh's token")
+            case .failure(.authentication(.refreshFailed(let underlying))): #expect(underlying is RefreshTimeout)
+            case .failure(let error): Issue.record("a later request failed with \(error)")
+            }
+        }
 
         let counters = try await fixture.server.counters()
         #expect(counters.refreshGrants == 1, "the refresh token was sent once")
         #expect(counters.refreshTokenReuses == 0)
         #expect(await fixture.session.isSessionExpired == false)
-        let current = try #require(await fixture.session.token)
         let stored = try #require(try fixture.storedToken())
-        #expect(stored.accessToken == current.accessToken, "the new token is on disk")
+        #expect(stored.accessToken == current.accessToken, "the late answer is on disk")
         #expect(stored.refreshToken == current.refreshToken, "with the rotated refresh token")
-        #expect(try await fixture.provider.request(fixture.api("api/after"), as: Protected.self).ok)
     }
 
     @Test("the server's reuse detection: one refresh token sent twice at once revokes the whole family")
@@ -145,10 +160,9 @@ struct HostileTokenServerTests {
                 encoding: URLEncoding.queryString))
         let task = Task { try await provider.request(target) }
         try await Task.sleep(nanoseconds: 500_000_000)
-        let cancelledAt = Date()
         task.cancel()
+        // Only the cancel can end a wait until the year 9999 (the suite's time limit bounds it).
         let result = await task.result
-        #expect(Date().timeIntervalSince(cancelledAt) < 5)
         if case .failure(let error as CourierError) = result {
             #expect(error.isCancelled)
         } else {
