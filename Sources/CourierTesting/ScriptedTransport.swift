@@ -173,7 +173,7 @@ public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {  // `
         case .failure(let error):
             throw error
         case .delayed(let seconds, let reply):
-            try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+            try await Delay.sleep(seconds: seconds)
             return try await answer(request, recorded: recorded, with: reply)
         case .response(let statusCode, let data, let headers):
             let url = recorded.url ?? URL(fileURLWithPath: "/")

@@ -95,6 +95,22 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
     public var staleGrace: TimeInterval?
     /// Seeds the random fault injection, for a reproducible run.
     public var faultSeed: Int?
+    /// Whether a used (rotated-away) refresh token presented again revokes its whole family:
+    /// every refresh and access token descended from the same sign-in, as servers with
+    /// rotation do (server default `false`). Counted in
+    /// ``TestServerCounters/refreshTokenReuses``.
+    public var reuseDetection: Bool?
+    /// JSON text the token endpoint sends verbatim as `expires_in` (`"\"nan\""`, `"-5"`,
+    /// `"1e309"` …) instead of the real lifetime, which the server still enforces.
+    public var expiresInOverride: ExpiresInOverride?
+
+    /// What ``expiresInOverride`` does.
+    public enum ExpiresInOverride: Sendable, Equatable {
+        /// Send this JSON text as `expires_in`.
+        case json(String)
+        /// Send the real lifetime again.
+        case cleared
+    }
 
     /// Creates a set of changes; every `nil` field leaves the server's value alone.
     public init(
@@ -109,8 +125,12 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
         tokenFaultRate: Double? = nil,
         apiFaultRate: Double? = nil,
         staleGrace: TimeInterval? = nil,
-        faultSeed: Int? = nil
+        faultSeed: Int? = nil,
+        reuseDetection: Bool? = nil,
+        expiresInOverride: ExpiresInOverride? = nil
     ) {
+        self.reuseDetection = reuseDetection
+        self.expiresInOverride = expiresInOverride
         self.tokenLifetime = tokenLifetime
         self.rotateRefreshTokens = rotateRefreshTokens
         self.includeRefreshToken = includeRefreshToken
@@ -137,6 +157,8 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
         case apiFaultRate = "api_fault_rate"
         case staleGrace = "stale_grace_ms"
         case faultSeed = "fault_seed"
+        case reuseDetection = "reuse_detection"
+        case expiresInOverride = "expires_in_override"
     }
 
     private struct FaultRule: Encodable {
@@ -160,6 +182,12 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
         try container.encodeIfPresent(apiFaultRate, forKey: .apiFaultRate)
         try container.encodeIfPresent(staleGrace.map { $0 * 1_000 }, forKey: .staleGrace)
         try container.encodeIfPresent(faultSeed, forKey: .faultSeed)
+        try container.encodeIfPresent(reuseDetection, forKey: .reuseDetection)
+        switch expiresInOverride {
+        case .json(let text)?: try container.encode(text, forKey: .expiresInOverride)
+        case .cleared?: try container.encodeNil(forKey: .expiresInOverride)
+        case nil: break
+        }
         if let tokenFault {
             try container.encode(FaultRule(mode: tokenFault.mode, count: tokenFaultCount), forKey: .tokenFault)
             if case .timeout(let seconds) = tokenFault {

@@ -40,6 +40,9 @@ public struct TestServerCounters: Decodable, Sendable, Equatable {
     public let protectedFaults: Int
     /// Token requests answered 500 by the random fault injection (`tokenFaultRate`).
     public let tokenRandomFaults: Int
+    /// Refresh grants that presented a refresh token already used (rotated away) while
+    /// ``TestServerConfig/reuseDetection`` was on; each revoked its whole token family.
+    public let refreshTokenReuses: Int
 
     enum CodingKeys: String, CodingKey {
         case tokenRequests = "token_requests"
@@ -57,5 +60,6 @@ public struct TestServerCounters: Decodable, Sendable, Equatable {
         case staleAfterRefresh = "stale_after_refresh"
         case protectedFaults = "protected_faults"
         case tokenRandomFaults = "token_random_faults"
+        case refreshTokenReuses = "refresh_token_reuses"
     }
 }

@@ -89,6 +89,7 @@ COUNTER_NAMES = (
     "stale_after_refresh",
     "protected_faults",
     "token_random_faults",
+    "refresh_token_reuses",
 )
 
 
@@ -130,22 +131,38 @@ class State:
             "token_fault_rate": 0.0,
             "api_fault_rate": 0.0,
             "stale_grace_ms": 500,
+            # A used (rotated-away) refresh token presented again revokes its whole family:
+            # every refresh and access token descended from the same sign-in (RFC 9700 §4.14.2).
+            "reuse_detection": False,
+            # JSON text sent verbatim as /oauth/token's expires_in ('"nan"', '-5', '1e309' …)
+            # instead of the real lifetime; the server still enforces token_lifetime.
+            "expires_in_override": None,
         }
         self.random = random.Random(0)
         # When the newest access token was issued (time.monotonic()).
         self.latest_issued_at: float | None = None
         self.counters = {name: 0 for name in COUNTER_NAMES}
         self.generation = 0
-        # access token -> {"generation", "issued_at", "expires_at" (None: never), "revoked"}
+        # access token -> {"generation", "issued_at", "expires_at" (None: never), "revoked", "family"}
         self.access_tokens: dict[str, dict] = {}
-        # refresh token -> {"valid": bool}
+        # refresh token -> {"valid": bool, "family": int}
         self.refresh_tokens: dict[str, dict] = {}
+        # A family is every token descended from one grant (password, client credentials,
+        # admin issue) through refresh grants.
+        self.next_family = 0
         self.flaky: dict[str, int] = {}
 
     # All methods below expect self.lock to be held by the caller.
 
-    def issue(self, lifetime: float | None, refresh_token: str | None, new_refresh: bool) -> dict:
-        """Issue an access token (and maybe a refresh token); returns the RFC 6749 response."""
+    def issue(
+        self, lifetime: float | None, refresh_token: str | None, new_refresh: bool, family: int | None = None
+    ) -> dict:
+        """Issue an access token (and maybe a refresh token); returns the RFC 6749 response.
+
+        `family`: the family of the refresh token presented; None starts a new family."""
+        if family is None:
+            self.next_family += 1
+            family = self.next_family
         self.generation += 1
         gen = self.generation
         token = f"at-{gen}-{secrets.token_hex(12)}"
@@ -156,16 +173,26 @@ class State:
             "issued_at": now,
             "expires_at": None if lifetime is None else now + lifetime,
             "revoked": False,
+            "family": family,
         }
         response: dict = {"access_token": token, "token_type": "Bearer"}
         if lifetime is not None:
             response["expires_in"] = _number(lifetime)
         if new_refresh:
             refresh_token = f"rt-{secrets.token_hex(16)}"
-            self.refresh_tokens[refresh_token] = {"valid": True}
+            self.refresh_tokens[refresh_token] = {"valid": True, "family": family}
         if refresh_token is not None:
             response["refresh_token"] = refresh_token
         return response
+
+    def revoke_family(self, family: int) -> None:
+        """Reuse detected: every token of `family` stops working."""
+        for record in self.refresh_tokens.values():
+            if record.get("family") == family:
+                record["valid"] = False
+        for record in self.access_tokens.values():
+            if record.get("family") == family:
+                record["revoked"] = True
 
     def check_access(self, token: str | None) -> tuple[str, int | None]:
         """('ok', generation) | ('stale', generation) | ('unknown', None)."""
@@ -880,6 +907,14 @@ class Handler(BaseHTTPRequestHandler):
             fault_sleep = state.config["token_fault_sleep"]
             challenge = state.config["invalid_client_challenge"]
             delay_ms = state.config["refresh_delay_ms"] if grant == "refresh_token" else 0
+            expires_in_text = state.config["expires_in_override"]
+
+        def send_token(response: dict) -> None:
+            body = json.dumps(response)
+            if expires_in_text is not None:
+                response.pop("expires_in", None)
+                body = json.dumps(response)[:-1] + ', "expires_in": ' + expires_in_text + "}"
+            self._send(200, body.encode(), "application/json", [("Cache-Control", "no-store")])
 
         if delay_ms:
             time.sleep(delay_ms / 1000)
@@ -903,12 +938,17 @@ class Handler(BaseHTTPRequestHandler):
                 response = state.issue(
                     state.config["token_lifetime"], None, state.config["include_refresh_token"]
                 )
-            return self._send_json(200, response, [("Cache-Control", "no-store")])
+            return send_token(response)
 
         if grant == "refresh_token":
             presented = field("refresh_token")
             with state.lock:
                 record = state.refresh_tokens.get(presented) if presented else None
+                if record is not None and not record["valid"] and state.config["reuse_detection"]:
+                    # A refresh token used twice: one of the two users may be a thief, so the
+                    # whole family is revoked, as real servers with rotation do.
+                    state.counters["refresh_token_reuses"] += 1
+                    state.revoke_family(record["family"])
                 if record is None or not record["valid"]:
                     reason = (
                         "refresh_token is missing"
@@ -919,20 +959,21 @@ class Handler(BaseHTTPRequestHandler):
                     )
                     return self._send_json(400, {"error": "invalid_grant", "error_description": reason})
                 config = state.config
+                family = record["family"]
                 if not config["include_refresh_token"]:
-                    response = state.issue(config["token_lifetime"], None, False)
+                    response = state.issue(config["token_lifetime"], None, False, family)
                 elif config["rotate_refresh_tokens"]:
                     record["valid"] = False
-                    response = state.issue(config["token_lifetime"], None, True)
+                    response = state.issue(config["token_lifetime"], None, True, family)
                 else:
-                    response = state.issue(config["token_lifetime"], presented, False)
+                    response = state.issue(config["token_lifetime"], presented, False, family)
                 state.counters["refresh_successes"] += 1
-            return self._send_json(200, response, [("Cache-Control", "no-store")])
+            return send_token(response)
 
         if grant == "client_credentials":
             with state.lock:
                 response = state.issue(state.config["token_lifetime"], None, False)
-            return self._send_json(200, response, [("Cache-Control", "no-store")])
+            return send_token(response)
 
         self._send_json(
             400,
@@ -1116,7 +1157,12 @@ def _apply_config(config: dict, changes) -> None:
             if value is not None and (not _is_number(value) or value < 0):
                 raise ValueError("token_lifetime must be a non-negative number or null")
             updates[key] = None if value is None else float(value)
-        elif key in ("rotate_refresh_tokens", "include_refresh_token", "invalid_client_challenge"):
+        elif key == "expires_in_override":
+            # Raw JSON text, sent as is: hostile lifetimes are the point.
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise ValueError("expires_in_override must be JSON text (a string) or null")
+            updates[key] = value
+        elif key in ("rotate_refresh_tokens", "include_refresh_token", "invalid_client_challenge", "reuse_detection"):
             if not isinstance(value, bool):
                 raise ValueError(f"{key} must be a boolean")
             updates[key] = value

@@ -152,7 +152,7 @@ public struct SoakRun: Sendable {
                 group.addTask {
                     var expiries = 0
                     while Date().addingTimeInterval(interval) < deadline {
-                        try await Task.sleep(nanoseconds: UInt64(interval * 1_000_000_000))
+                        try await Delay.sleep(seconds: interval)
                         if try await server.expireAccessTokens() > 0 { expiries += 1 }
                     }
                     return expiries

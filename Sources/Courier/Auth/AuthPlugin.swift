@@ -44,7 +44,9 @@ public struct AuthPlugin: PluginType {
     /// Sets `Authorization` with a token valid for at least the leeway.
     ///
     /// - Throws: ``CourierError/authentication(_:)`` when no token can be had (the request
-    ///   is then not sent), or ``CourierError/cancelled``.
+    ///   is then not sent), ``CourierError/underlying(_:_:)`` with a
+    ///   ``RequestValidationError`` when the token or its type holds CR, LF or NUL, or
+    ///   ``CourierError/cancelled``.
     public func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
         guard let authorizationType = target.resolvedAuthorizationType, isAllowed(request, target: target) else {
             return request
@@ -57,7 +59,17 @@ public struct AuthPlugin: PluginType {
         }
         var request = request
         let scheme = authorizationType == .bearer ? token.tokenType : authorizationType.value
-        request.setValue("\(scheme) \(token.accessToken)", forHTTPHeaderField: "Authorization")
+        let value = "\(scheme) \(token.accessToken)"
+        // Foundation silently drops a value with CR or LF: the request would go out unsigned
+        // (or, elsewhere, with an injected header). Refuse it, never showing the token.
+        if let character = value.unicodeScalars.first(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+            throw CourierError.underlying(
+                RequestValidationError(
+                    reason: .invalidHeaderValue(headerName: "Authorization", invalidCharacter: character),
+                    url: request.url),
+                nil)
+        }
+        request.setValue(value, forHTTPHeaderField: "Authorization")
         return request
     }
 

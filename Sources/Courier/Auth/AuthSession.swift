@@ -58,8 +58,12 @@ public actor AuthSession {
     ///   - now: the clock that decides expiry (tests drive it).
     ///   - refreshWindow: at most this many refreshes in this interval, then
     ///     ``AuthenticationError/excessiveRefresh``; `nil` turns the guard off.
-    ///   - refreshTimeout: seconds after which a refresh's waiters fail and the slot is free
-    ///     again (a late answer is still stored if nothing changed meanwhile).
+    ///   - refreshTimeout: seconds after which the requests waiting for a refresh fail with
+    ///     ``AuthenticationError/refreshFailed(_:)`` (``RefreshTimeout``). The refresh itself
+    ///     goes on: its refresh token has reached the server, so it is never sent a second
+    ///     time while it is in flight. Later requests wait for it (each round of them for at
+    ///     most `refreshTimeout` again) and its answer is stored when it comes.
+    ///     A negative time-out fails waiters at once, `.infinity` never; NaN counts as 30.
     public init(
         store: any TokenStore = InMemoryTokenStore(),
         refresh: @escaping RefreshClosure,
@@ -72,7 +76,8 @@ public actor AuthSession {
         self.refreshClosure = refresh
         self.acquireClosure = acquire
         self.now = now
-        self.refreshTimeout = refreshTimeout
+        // NaN would mean "time out at once"; it is a mistake, so it gets the default.
+        self.refreshTimeout = refreshTimeout.isNaN ? 30 : refreshTimeout
         var loaded: OAuthToken?
         var loadError: (any Error)?
         do {
@@ -190,6 +195,7 @@ public actor AuthSession {
         -> Result<OAuthToken, AuthenticationError>?
     {
         guard effects.persist == nil, effects.events.isEmpty, effects.start == nil, effects.cancel == nil,
+            effects.armTimeout == nil,
             effects.resume.count == 1, let only = effects.resume.first, only.waiter == id
         else { return nil }
         return mapped(only.result, operationError: nil)
@@ -235,6 +241,9 @@ public actor AuthSession {
         if let (id, operation) = effects.start {
             start(id, operation)
         }
+        if let id = effects.armTimeout {
+            armTimeout(id)
+        }
     }
 
     private func mapped(_ result: Result<OAuthToken, AuthStateMachine.Failure>, operationError: (any Error)?)
@@ -269,10 +278,17 @@ public actor AuthSession {
             }
             await self?.operationEnded(id, result)
         }
+        armTimeout(id)
+    }
+
+    /// Fails the operation's current waiters after ``refreshTimeout`` (the operation itself
+    /// goes on).
+    private func armTimeout(_ id: AuthStateMachine.OperationID) {
         let timeout = refreshTimeout
+        timeouts.removeValue(forKey: id)?.cancel()
         timeouts[id] = Task.detached { [weak self] in
             do {
-                try await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1_000_000_000))
+                try await Delay.sleep(seconds: timeout)
             } catch {
                 return
             }
@@ -299,7 +315,7 @@ public actor AuthSession {
         if case .save(let token) = effects.persist {
             do {
                 try store.save(token)
-                effects = machine.persisted(id, token: token, succeeded: true)
+                effects = machine.persisted(id, token: token, succeeded: true, now: now())
             } catch let storeError {
                 error = storeError
                 effects = machine.persisted(id, token: token, succeeded: false)

@@ -56,11 +56,15 @@ struct AuthStateMachine {
         var events: [AuthEvent] = []
         var cancel: OperationID?
         var start: (id: OperationID, operation: Operation)?
+        /// Start the time-out for the waiters of this operation (which had none waiting on a
+        /// time-out): requests that join a refresh that already outlived its time-out get a
+        /// time-out of their own. ``start`` implies it.
+        var armTimeout: OperationID?
 
         static func == (lhs: Effects, rhs: Effects) -> Bool {
             lhs.persist == rhs.persist && lhs.resume == rhs.resume && lhs.events == rhs.events
                 && lhs.cancel == rhs.cancel && lhs.start?.id == rhs.start?.id
-                && lhs.start?.operation == rhs.start?.operation
+                && lhs.start?.operation == rhs.start?.operation && lhs.armTimeout == rhs.armTimeout
         }
     }
 
@@ -69,9 +73,10 @@ struct AuthStateMachine {
         var id: OperationID
         var operation: Operation
         var waiters: [WaiterID]
-        /// The token version when it started: a late success is adopted only if nothing
-        /// replaced the token since.
-        var baseVersion: UInt64
+        /// Whether a time-out is running for ``waiters``. After a time-out fails them the
+        /// operation goes on (its refresh token is at the server); the next waiter starts a
+        /// new time-out.
+        var timeoutArmed = true
     }
 
     enum Phase: Equatable {
@@ -89,8 +94,13 @@ struct AuthStateMachine {
     let canAcquire: Bool
     private var refreshStarts: [Date] = []
     private var nextOperationID: OperationID = 1
-    /// An operation that timed out but whose success may still be adopted.
-    private var abandoned: InFlight?
+    /// When the current token arrived from a refresh or acquire (`nil`: loaded or signed
+    /// in), to know the lifetime of a token that has an expiry but no ``OAuthToken/issuedAt``.
+    private var arrivedAt: Date?
+    /// The current token came from a refresh or acquire already expired by this device's
+    /// clock: the server just issued it, so the clock (or the server's) is off, and the
+    /// expiry is ignored — the token is used until the server rejects it.
+    private(set) var ignoresExpiry = false
 
     init(token: OAuthToken?, window: RefreshWindow?, canAcquire: Bool) {
         self.token = token
@@ -104,22 +114,24 @@ struct AuthStateMachine {
     /// the token's lifetime, so a short-lived token is not refreshed on every request).
     mutating func requestToken(waiter: WaiterID, minimumValidity: TimeInterval, now: Date) -> Effects {
         if phase == .expired { return fail(waiter, .sessionExpired) }
-        if case .busy(var inFlight) = phase {
+        if case .busy = phase {
             // While a token is being replaced, requests wait and go out with the new one
             // only: the old one may be the very token the server just rejected.
-            inFlight.waiters.append(waiter)
-            phase = .busy(inFlight)
-            return Effects()
+            return join(waiter)
         }
         if let token {
-            let validity = token.lifetime.map { min(minimumValidity, max(0, $0) / 2) } ?? minimumValidity
+            if ignoresExpiry { return use(waiter, token) }
+            let lifetime = token.lifetime ?? arrivedAt.flatMap { token.expiresAt?.timeIntervalSince($0) }
+            // NaN-safe: a non-finite validity counts as no leeway at all.
+            var validity = lifetime.map { min(minimumValidity, max(0, $0) / 2) } ?? minimumValidity
+            if !validity.isFinite { validity = 0 }
             if !token.expires(within: validity, now: now) { return use(waiter, token) }
         }
         if let token, token.refreshToken == nil, !canAcquire, !token.expires(within: 0, now: now) {
             // Nothing can renew it early; it is still valid, so use it to the end.
             return use(waiter, token)
         }
-        return startRenewal(for: waiter, now: now)
+        return startRenewal(for: waiter, now: now, proactive: true)
     }
 
     /// A request was rejected with `staleAccessToken` (nil if it carried none).
@@ -129,15 +141,29 @@ struct AuthStateMachine {
             // Someone refreshed since that request left: replay with the current token.
             return use(waiter, token)
         }
-        if case .busy(var inFlight) = phase {
-            inFlight.waiters.append(waiter)
-            phase = .busy(inFlight)
-            return Effects()
-        }
-        return startRenewal(for: waiter, now: now)
+        if case .busy = phase { return join(waiter) }
+        return startRenewal(for: waiter, now: now, proactive: false)
     }
 
-    private mutating func startRenewal(for waiter: WaiterID, now: Date) -> Effects {
+    /// Adds `waiter` to the operation in flight. If that operation already outlived its
+    /// time-out, it is still the one to wait for: starting another would send the same
+    /// refresh token twice at once, and a server with reuse detection would revoke the
+    /// whole session.
+    private mutating func join(_ waiter: WaiterID) -> Effects {
+        guard case .busy(var inFlight) = phase else { return Effects() }
+        inFlight.waiters.append(waiter)
+        var effects = Effects()
+        if !inFlight.timeoutArmed {
+            inFlight.timeoutArmed = true
+            effects.armTimeout = inFlight.id
+        }
+        phase = .busy(inFlight)
+        return effects
+    }
+
+    /// Starts a refresh (or acquire) for `waiter`. `proactive`: the token has not been
+    /// rejected, it only expires soon (or looks expired by this device's clock).
+    private mutating func startRenewal(for waiter: WaiterID, now: Date, proactive: Bool) -> Effects {
         let operation: Operation
         if let token, token.refreshToken != nil {
             operation = .refresh(token)
@@ -152,13 +178,21 @@ struct AuthStateMachine {
             return fail(waiter, .missingCredential)
         }
         if let window {
-            refreshStarts.removeAll { now.timeIntervalSince($0) >= window.interval }
-            if refreshStarts.count >= window.maximumAttempts { return fail(waiter, .excessiveRefresh) }
+            // A NaN interval would never let a start age out: it counts as the default.
+            let interval = window.interval.isNaN ? RefreshWindow().interval : window.interval
+            refreshStarts.removeAll { now.timeIntervalSince($0) >= interval }
+            if refreshStarts.count >= window.maximumAttempts {
+                // A token the server has not rejected is still worth a try: only the server
+                // knows whether it has expired (a lifetime too short to keep up with, or a
+                // wrong clock, must not lock the user out).
+                if proactive, let token { return use(waiter, token) }
+                return fail(waiter, .excessiveRefresh)
+            }
             refreshStarts.append(now)
         }
         let id = nextOperationID
         nextOperationID += 1
-        phase = .busy(InFlight(id: id, operation: operation, waiters: [waiter], baseVersion: version))
+        phase = .busy(InFlight(id: id, operation: operation, waiters: [waiter]))
         var effects = Effects()
         effects.start = (id, operation)
         return effects
@@ -169,9 +203,9 @@ struct AuthStateMachine {
     /// The operation `id` ended. A success is persisted first (``persisted(_:succeeded:)``
     /// then resumes the waiters), so a rotated refresh token is stored before anyone uses it.
     mutating func operationFinished(_ id: OperationID, outcome: Outcome) -> Effects {
-        guard case .busy(let inFlight) = phase, inFlight.id == id else {
-            return lateOperationFinished(id, outcome: outcome)
-        }
+        // An operation that is no longer in flight was cancelled by a sign-in or sign-out:
+        // its answer must not bring the old session back.
+        guard case .busy(let inFlight) = phase, inFlight.id == id else { return Effects() }
         switch outcome {
         case .success(let newToken):
             return Effects(persist: .save(merged(newToken, replacing: inFlight.operation)))
@@ -186,45 +220,39 @@ struct AuthStateMachine {
     }
 
     /// The store write requested by ``operationFinished(_:outcome:)`` for `id` is done.
-    mutating func persisted(_ id: OperationID, token newToken: OAuthToken, succeeded: Bool) -> Effects {
-        if case .busy(let inFlight) = phase, inFlight.id == id {
-            guard succeeded else { return finishTransient(inFlight) }
-            adopt(newToken)
-            phase = .idle
-            var effects = Effects()
-            effects.resume = inFlight.waiters.map { Resumption(waiter: $0, result: .success(newToken)) }
-            effects.events = [inFlight.operation == .acquire ? .acquired : .refreshed]
-            return effects
-        }
-        if let abandoned, abandoned.id == id, succeeded {
-            self.abandoned = nil
-            adopt(newToken)
-            return Effects(events: [abandoned.operation == .acquire ? .acquired : .refreshed])
-        }
-        return Effects()
-    }
-
-    /// An operation that had timed out (or was superseded) finished anyway.
-    private mutating func lateOperationFinished(_ id: OperationID, outcome: Outcome) -> Effects {
-        // Adopt a late success only if nothing changed meanwhile: with rotating refresh
-        // tokens, throwing it away would leave only a refresh token the server has already
-        // replaced.
-        guard let abandoned, abandoned.id == id, phase == .idle, version == abandoned.baseVersion,
-            case .success(let newToken) = outcome
-        else {
-            if abandoned?.id == id { self.abandoned = nil }
-            return Effects()
-        }
-        return Effects(persist: .save(merged(newToken, replacing: abandoned.operation)))
-    }
-
-    /// The operation `id` took longer than the session's time-out: its waiters fail and the
-    /// slot is free for the next attempt.
-    mutating func operationTimedOut(_ id: OperationID) -> Effects {
+    ///
+    /// - Parameter now: when the token arrived (`nil`: unknown). A token that arrives
+    ///   already expired by this clock has its expiry ignored (see ``ignoresExpiry``).
+    mutating func persisted(_ id: OperationID, token newToken: OAuthToken, succeeded: Bool, now: Date? = nil)
+        -> Effects
+    {
         guard case .busy(let inFlight) = phase, inFlight.id == id else { return Effects() }
-        // The operation keeps running: its answer may still be adopted.
-        abandoned = inFlight
-        return finishTransient(inFlight)
+        guard succeeded else { return finishTransient(inFlight) }
+        adopt(newToken)
+        if let now {
+            arrivedAt = now
+            ignoresExpiry = newToken.expires(within: 0, now: now)
+        }
+        phase = .idle
+        var effects = Effects()
+        effects.resume = inFlight.waiters.map { Resumption(waiter: $0, result: .success(newToken)) }
+        effects.events = [inFlight.operation == .acquire ? .acquired : .refreshed]
+        return effects
+    }
+
+    /// The operation `id` took longer than the session's time-out: its waiters fail, but the
+    /// operation stays in flight. Its refresh token has reached the server, so a second
+    /// refresh with the same token could look like a stolen token being replayed; later
+    /// requests wait for this one, and its answer is adopted when it comes.
+    mutating func operationTimedOut(_ id: OperationID) -> Effects {
+        guard case .busy(var inFlight) = phase, inFlight.id == id, inFlight.timeoutArmed else { return Effects() }
+        var effects = Effects()
+        effects.resume = inFlight.waiters.map { Resumption(waiter: $0, result: .failure(.transient)) }
+        effects.events = [.refreshFailed]
+        inFlight.waiters = []
+        inFlight.timeoutArmed = false
+        phase = .busy(inFlight)
+        return effects
     }
 
     private mutating func finishTransient(_ inFlight: InFlight) -> Effects {
@@ -247,7 +275,6 @@ struct AuthStateMachine {
         }
         adopt(newToken)
         phase = .idle
-        abandoned = nil
         refreshStarts.removeAll()
         return effects
     }
@@ -262,7 +289,6 @@ struct AuthStateMachine {
         token = nil
         version += 1
         phase = .idle
-        abandoned = nil
         return effects
     }
 
@@ -274,13 +300,14 @@ struct AuthStateMachine {
         token = nil
         version += 1
         phase = .expired
-        abandoned = nil
         return Effects(persist: .clear, events: alreadyExpired ? [] : [.sessionExpired])
     }
 
     private mutating func adopt(_ newToken: OAuthToken) {
         token = newToken
         version += 1
+        arrivedAt = nil
+        ignoresExpiry = false
     }
 
     /// A token response without `refresh_token` keeps the old one (RFC 6749 §6).

@@ -12,7 +12,8 @@ public struct OAuthToken: Codable, Sendable, Equatable {
     public var refreshToken: String?
     /// The scheme, `"Bearer"` unless the server says otherwise.
     public var tokenType: String
-    /// When the access token expires; `nil` means it never does.
+    /// When the access token expires; `nil` means no expiry is known: the token is used
+    /// until the server rejects it.
     public var expiresAt: Date?
     /// When the token was issued (received), so its lifetime is known after a reload too.
     public var issuedAt: Date?
@@ -32,62 +33,143 @@ public struct OAuthToken: Codable, Sendable, Equatable {
     /// Parses an RFC 6749 §5.1 token response: `access_token`, `token_type`, `expires_in`,
     /// `refresh_token`.
     ///
-    /// `expires_in` counts from `receivedAt`, which becomes ``issuedAt``. When `expires_in`
-    /// is absent and the access token is a JWT, its `exp` claim is used; otherwise the token
-    /// never expires. A lower-case `bearer` is normalised to `Bearer`.
+    /// `expires_in` (a number, or a string holding one) counts from `receivedAt`, which
+    /// becomes ``issuedAt``. When `expires_in` is absent or unusable and the access token is
+    /// a JWT, its `exp` claim is used; otherwise the expiry is unknown (``expiresAt`` is
+    /// `nil`) and the token is used until the server rejects it. A lower-case `bearer` is
+    /// normalised to `Bearer`.
     ///
-    /// - Throws: ``AuthenticationError/invalidTokenResponse`` when the body is not JSON or
-    ///   has no non-empty `access_token`.
+    /// A lifetime that is zero, negative, not finite (`"nan"`, `"inf"`, `1e309`) or longer
+    /// than ``maximumLifetime`` counts as unknown, and so does a JWT `exp` that is not after
+    /// `receivedAt` (the server just issued the token, so one of the clocks is wrong):
+    /// otherwise every request would refresh first, and the refresh limit would lock the
+    /// user out although the server accepts the token.
+    ///
+    /// - Throws: ``AuthenticationError/invalidTokenResponse`` when the body is not JSON, has
+    ///   no non-empty `access_token`, or its `access_token` holds a control character (CR,
+    ///   LF …) or its `token_type` is not an HTTP token: both go into a header.
     public init(tokenResponse: Data, receivedAt: Date) throws(AuthenticationError) {
-        guard let object = try? JSONSerialization.jsonObject(with: tokenResponse) as? [String: Any],
-            let accessToken = object["access_token"] as? String, !accessToken.isEmpty
+        guard let object = Self.jsonObject(tokenResponse),
+            let accessToken = object["access_token"] as? String, !accessToken.isEmpty,
+            !accessToken.unicodeScalars.contains(where: Self.isControl)
         else {
             throw .invalidTokenResponse
         }
+        let type = (object["token_type"] as? String) ?? "Bearer"
+        // Both go into the Authorization header: a control character (CR, LF) would end the
+        // header line, and the scheme must be a token (RFC 9110 §11.1).
+        guard RequestValidation.firstNonToken(type) == nil else { throw .invalidTokenResponse }
         self.accessToken = accessToken
         self.refreshToken = (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-        let type = (object["token_type"] as? String) ?? "Bearer"
         self.tokenType = type.caseInsensitiveCompare("bearer") == .orderedSame ? "Bearer" : type
         self.issuedAt = receivedAt
-        if let expiresIn = Self.seconds(object["expires_in"]) {
+        if let expiresIn = Self.lifetime(object["expires_in"]) {
             self.expiresAt = receivedAt.addingTimeInterval(expiresIn)
+        } else if let expiry = JWT.expiry(of: accessToken), Self.usable(expiry.timeIntervalSince(receivedAt)) != nil {
+            self.expiresAt = expiry
         } else {
-            self.expiresAt = JWT.expiry(of: accessToken)
+            self.expiresAt = nil
         }
     }
 
-    /// The token's lifetime (`expiresAt − issuedAt`), when both are known.
+    /// The longest lifetime taken at its word: 100 years. A token response claiming more
+    /// is treated as one whose expiry is unknown.
+    public static let maximumLifetime: TimeInterval = 100 * 365 * 86_400
+
+    /// The token's lifetime (`expiresAt − issuedAt`), when both are known and make a
+    /// positive, finite lifetime.
     public var lifetime: TimeInterval? {
         guard let expiresAt, let issuedAt else { return nil }
-        return expiresAt.timeIntervalSince(issuedAt)
+        let lifetime = expiresAt.timeIntervalSince(issuedAt)
+        return lifetime.isFinite && lifetime > 0 ? lifetime : nil
     }
 
     /// Whether the token expires within `interval` seconds of `now` (or already has). A
-    /// token without ``expiresAt`` never expires.
+    /// token without ``expiresAt`` (or with a NaN or infinite one) never expires by the
+    /// clock; the server decides.
     public func expires(within interval: TimeInterval, now: Date) -> Bool {
-        guard let expiresAt else { return false }
+        guard let expiresAt, expiresAt.timeIntervalSinceReferenceDate.isFinite else { return false }
         return expiresAt.timeIntervalSince(now) <= interval
     }
 
-    private static func seconds(_ value: Any?) -> TimeInterval? {
+    /// The token response as a JSON object. Foundation refuses a whole document holding a
+    /// number it cannot represent (`"expires_in": 1e309`), so such an `expires_in` is read
+    /// again as `null` — an unknown lifetime, as the string `"1e309"` gives.
+    private static func jsonObject(_ data: Data) -> [String: Any]? {
+        if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] { return object }
+        guard let repaired = withoutExpiresInNumber(data) else { return nil }
+        return try? JSONSerialization.jsonObject(with: repaired) as? [String: Any]
+    }
+
+    /// `data` with the number after the first `"expires_in":` replaced by `null`, or `nil`
+    /// when there is no such number.
+    private static func withoutExpiresInNumber(_ data: Data) -> Data? {
+        let bytes = [UInt8](data)
+        let key = Array(#""expires_in""#.utf8)
+        guard let start = bytes.firstRange(of: key)?.lowerBound else { return nil }
+        var index = start + key.count
+        func skipSpaces() {
+            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        }
+        skipSpaces()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
+        index += 1
+        skipSpaces()
+        let numberStart = index
+        while index < bytes.count, Array("+-.0123456789eE".utf8).contains(bytes[index]) { index += 1 }
+        guard index > numberStart else { return nil }
+        return Data(bytes[..<numberStart] + Array("null".utf8) + bytes[index...])
+    }
+
+    /// `expires_in` as a usable lifetime: a JSON number or a string holding one (surrounding
+    /// spaces allowed), the same rules for both.
+    private static func lifetime(_ value: Any?) -> TimeInterval? {
         switch value {
-        case let seconds as Int: return TimeInterval(seconds)
-        case let seconds as Double: return seconds.isFinite ? seconds : nil
-        case let string as String: return TimeInterval(string)
+        case let number as NSNumber:
+            return usable(number.doubleValue)
+        case let string as String:
+            return Double(string.trimmingCharacters(in: .whitespaces)).flatMap(usable)
         default: return nil
         }
+    }
+
+    /// C0 controls and DEL: never part of a header value.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || scalar.value == 0x7F
+    }
+
+    /// `seconds` if it is a positive, finite lifetime no longer than ``maximumLifetime``.
+    private static func usable(_ seconds: TimeInterval) -> TimeInterval? {
+        seconds.isFinite && seconds > 0 && seconds <= maximumLifetime ? seconds : nil
     }
 }
 
 extension OAuthToken: CustomStringConvertible, CustomDebugStringConvertible {
     /// The type, expiry and whether a refresh token is present — never the tokens.
     public var description: String {
-        let expiry = expiresAt.map { "expires \($0)" } ?? "never expires"
+        let expiry: String
+        if let expiresAt {
+            expiry = "expires \(Self.describe(expiresAt))"
+        } else {
+            expiry = "never expires"
+        }
         return "OAuthToken(\(tokenType), \(expiry), refresh token \(refreshToken == nil ? "absent" : "present"))"
     }
 
     /// Same as ``description``.
     public var debugDescription: String { description }
+
+    /// A date as text, without trapping: `Date.description` traps on NaN or infinite dates
+    /// (a hand-built token may hold one) and on dates far outside the calendar.
+    private static func describe(_ date: Date) -> String {
+        let seconds = date.timeIntervalSince1970
+        guard seconds.isFinite else { return "at an invalid date" }
+        // Years 1 to 9999 format safely; anything else is shown as a count of seconds.
+        guard seconds > -62_135_596_800, seconds < 253_402_300_800 else {
+            return "\(seconds) s after 1970"
+        }
+        return "\(date)"
+    }
 }
 
 /// Reads the `exp` claim of a JWT, without verifying it (the server does that).
@@ -99,7 +181,7 @@ enum JWT {
         while base64.count % 4 != 0 { base64 += "=" }
         guard let data = Data(base64Encoded: base64),
             let claims = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let exp = claims["exp"] as? NSNumber
+            let exp = claims["exp"] as? NSNumber, exp.doubleValue.isFinite
         else { return nil }
         return Date(timeIntervalSince1970: exp.doubleValue)
     }

@@ -19,6 +19,8 @@ import Foundation
 ///   session refreshes **once** for all requests that fail together, and each is replayed
 ///   with the new token: rebuilt from its target, so every plugin's `prepare` runs again.
 /// - A replay that is rejected again is returned as it is; no loop.
+/// - Only a rejection from the origin the token was sent to counts: after a redirect to
+///   another origin (which drops `Authorization`), that origin's 401 is returned as it is.
 /// - Targets whose ``AccessTokenAuthorizable/authorizationType`` is `nil` (login, token
 ///   endpoints, third-party hosts) are never signed and never trigger a refresh.
 /// - When the refresh token is dead, requests fail with
@@ -100,7 +102,7 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
             replays += 1
             if refreshPolicy.replayDelay > 0 {
                 do {
-                    try await Task.sleep(nanoseconds: UInt64(refreshPolicy.replayDelay * 1_000_000_000))
+                    try await Delay.sleep(seconds: refreshPolicy.replayDelay)
                 } catch {
                     throw .cancelled
                 }
@@ -133,9 +135,18 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
         }
         guard target.resolvedAuthorizationType != nil,
             response.request?.value(forHTTPHeaderField: "Authorization") != nil,
+            Self.answeredByTokenOrigin(response),
             refreshPolicy.isAuthenticationFailure(response)
         else { return nil }
         return response
+    }
+
+    /// Whether the answer came from the origin the token was sent to. A redirect to another
+    /// origin drops `Authorization`, so that origin's 401 says nothing about the token:
+    /// refreshing for it would burn a refresh (and replay the request) for nothing.
+    static func answeredByTokenOrigin(_ response: Response) -> Bool {
+        guard let answeredBy = response.response?.url else { return true }
+        return !URLSessionTransportDelegate.isCrossOrigin(from: response.request?.url, to: answeredBy)
     }
 
     /// The access token in the request's `Authorization` header, without its scheme.

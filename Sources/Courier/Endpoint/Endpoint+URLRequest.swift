@@ -12,13 +12,17 @@ extension Endpoint {
     /// when it sends the request (a multipart request gets its `Content-Type` with the
     /// boundary here, so plugins see it).
     ///
-    /// - Throws: ``CourierError/requestMapping(_:)`` for an invalid URL,
+    /// - Throws: ``CourierError/underlying(_:_:)`` with a ``RequestValidationError`` for a
+    ///   header name that is not an HTTP token or a value holding CR, LF or NUL,
+    ///   ``CourierError/requestMapping(_:)`` for an invalid URL,
     ///   ``CourierError/parameterEncoding(_:)`` or ``CourierError/encodableMapping(_:)``
     ///   when the task cannot be encoded.
     public func urlRequest() throws(CourierError) -> URLRequest {
         guard let requestURL = parsedURL ?? URL(string: url), requestURL.scheme != nil else {
             throw .requestMapping(url)
         }
+        // Checked before Foundation sees it: it would turn an empty method into GET.
+        try RequestValidation.validate(method: method.rawValue, url: requestURL)
         var request = URLRequest(url: requestURL)
         // A new URLRequest is already a GET; the setter normalises the name and costs about
         // 0.4 µs on Linux.
@@ -26,6 +30,8 @@ extension Endpoint {
             request.httpMethod = method.rawValue
         }
         if let httpHeaderFields {
+            // Foundation silently drops a value holding CR, LF or NUL: refuse it instead.
+            try RequestValidation.validate(httpHeaderFields, url: requestURL)
             request.setHeaderFields(httpHeaderFields)
         }
         switch task {

@@ -253,6 +253,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
             throw CourierError(error)
         }
         if Task.isCancelled { throw .cancelled }
+        try RequestValidation.validate(request)
         return request
     }
 
@@ -314,7 +315,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
             return StubResponder.respond(to: request, endpoint: endpoint)
         case .delayed(let seconds):
             do {
-                try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+                try await Delay.sleep(seconds: seconds)
             } catch {
                 return .failure(.cancelled)
             }

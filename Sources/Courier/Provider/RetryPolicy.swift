@@ -62,9 +62,7 @@ public struct RetryPolicy: Sendable {
         retryableURLErrorCodes: Set<URLError.Code> = RetryPolicy.defaultRetryableURLErrorCodes,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         now: @escaping @Sendable () -> Date = { Date() },
-        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { seconds in
-            try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
-        }
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = RetryPolicy.defaultSleep
     ) {
         self.maxRetries = max(0, maxRetries)
         self.retryableStatusCodes = retryableStatusCodes
@@ -75,6 +73,14 @@ public struct RetryPolicy: Sendable {
         self.random = random
         self.now = now
         self.sleep = sleep
+    }
+
+    /// The default wait: `Task.sleep` for `seconds`, where a negative or NaN wait is none
+    /// and an infinite or absurdly long one (a `Retry-After` dated in the year 9999 with
+    /// `maximumRetryAfter: .infinity`) is capped at 100 years instead of trapping.
+    /// Cancelling the task ends it at once with `CancellationError`.
+    @Sendable public static func defaultSleep(_ seconds: TimeInterval) async throws {
+        try await Delay.sleep(seconds: seconds)
     }
 
     /// How long to wait before retrying after `result`, or `nil` not to retry.

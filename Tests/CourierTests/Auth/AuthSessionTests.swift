@@ -64,7 +64,7 @@ struct AuthSessionTests {
         #expect(await session.token?.accessToken == "new")
     }
 
-    @Test("a refresh longer than refreshTimeout fails its waiters, frees the slot, and a late answer is kept")
+    @Test("a refresh longer than refreshTimeout fails its waiters, and its late answer is kept")
     func timeout() async throws {
         let calls = CallCounter()
         let release = AsyncStream.makeStream(of: Void.self)

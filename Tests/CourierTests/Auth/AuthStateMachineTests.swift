@@ -123,25 +123,53 @@ struct AuthStateMachineTests {
         #expect(next.start?.id != id)
     }
 
-    @Test("a time-out frees the slot; a late success is adopted only if nothing changed")
+    @Test("a time-out fails the waiters but keeps the refresh in flight; later requests join it, its answer is adopted")
     func timeout() throws {
         var m = machine(fresh)
         let id = try #require(m.requestRefresh(waiter: 1, rejecting: "A", now: t0).start?.id)
         let timedOut = m.operationTimedOut(id)
         #expect(timedOut.resume == [.init(waiter: 1, result: .failure(.transient))])
-        #expect(m.phase == .idle)
+        #expect(timedOut.events == [.refreshFailed])
+        #expect(timedOut.start == nil)
+        // A second time-out for the same round does nothing.
+        #expect(m.operationTimedOut(id) == Machine.Effects())
+        // Later requests, whether their token was rejected or only expires soon, join the
+        // refresh in flight: the same refresh token is never sent twice at once. The first
+        // one to join starts a new time-out for its round.
+        let joined = m.requestRefresh(waiter: 2, rejecting: "A", now: t0 + 100)
+        #expect(joined == Machine.Effects(armTimeout: id))
+        #expect(m.requestToken(waiter: 3, minimumValidity: 7200, now: t0 + 100) == Machine.Effects())
         let late = OAuthToken(accessToken: "LATE", refreshToken: "R2")
         #expect(m.operationFinished(id, outcome: .success(late)).persist == .save(late))
-        #expect(m.persisted(id, token: late, succeeded: true).events == [.refreshed])
+        let adopted = m.persisted(id, token: late, succeeded: true)
+        #expect(adopted.events == [.refreshed])
+        #expect(adopted.resume == [.init(waiter: 2, result: .success(late)), .init(waiter: 3, result: .success(late))])
         #expect(m.token == late)
+        #expect(m.phase == .idle)
 
-        // Once another refresh has started, a late answer is ignored.
+        // The second round's time-out fails only its own waiters; a transient failure then
+        // frees the slot, and only then may a new refresh start.
         var other = machine(fresh)
         let first = try #require(other.requestRefresh(waiter: 1, rejecting: "A", now: t0).start?.id)
         _ = other.operationTimedOut(first)
-        let second = try #require(other.requestRefresh(waiter: 2, rejecting: "A", now: t0).start?.id)
-        #expect(other.operationFinished(first, outcome: .success(late)) == Machine.Effects())
+        #expect(other.requestRefresh(waiter: 2, rejecting: "A", now: t0).armTimeout == first)
+        #expect(other.operationTimedOut(first).resume == [.init(waiter: 2, result: .failure(.transient))])
+        #expect(other.operationFinished(first, outcome: .transient).resume.isEmpty)
+        #expect(other.phase == .idle)
+        let second = try #require(other.requestRefresh(waiter: 3, rejecting: "A", now: t0).start?.id)
         #expect(second != first)
+    }
+
+    @Test("a late rejection after a time-out ends the session for everyone who joined")
+    func lateRejection() throws {
+        var m = machine(fresh)
+        let id = try #require(m.requestRefresh(waiter: 1, rejecting: "A", now: t0).start?.id)
+        _ = m.operationTimedOut(id)
+        _ = m.requestToken(waiter: 2, minimumValidity: 0, now: t0)
+        let effects = m.operationFinished(id, outcome: .rejected)
+        #expect(effects.resume == [.init(waiter: 2, result: .failure(.sessionExpired))])
+        #expect(effects.events == [.sessionExpired])
+        #expect(m.phase == .expired)
     }
 
     @Test("sign-in during a refresh hands the new token to the waiters and ignores the refresh's answer")
