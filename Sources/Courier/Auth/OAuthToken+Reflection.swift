@@ -8,8 +8,9 @@ extension OAuthToken: CustomReflectable {
                 "accessToken": "<redacted>",
                 "refreshToken": refreshToken == nil ? "absent" : "<redacted>",
                 "tokenType": tokenType,
-                "expiresAt": expiresAt as Any,
-                "issuedAt": issuedAt as Any,
+                // As text: dumping a NaN or infinite Date traps in Foundation.
+                "expiresAt": expiresAt.map(Self.describe) ?? "unknown",
+                "issuedAt": issuedAt.map(Self.describe) ?? "unknown",
             ],
             displayStyle: .struct)
     }

@@ -161,7 +161,7 @@ extension OAuthToken: CustomStringConvertible, CustomDebugStringConvertible {
 
     /// A date as text, without trapping: `Date.description` traps on NaN or infinite dates
     /// (a hand-built token may hold one) and on dates far outside the calendar.
-    private static func describe(_ date: Date) -> String {
+    static func describe(_ date: Date) -> String {
         let seconds = date.timeIntervalSince1970
         guard seconds.isFinite else { return "at an invalid date" }
         // Years 1 to 9999 format safely; anything else is shown as a count of seconds.

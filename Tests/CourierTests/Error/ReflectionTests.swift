@@ -58,6 +58,18 @@ struct ReflectionTests {
         #expect(dumped(OAuthToken(accessToken: "at-SECRET")).contains("refreshToken: \"absent\""))
     }
 
+    @Test("dump(token) of a token with a NaN or infinite date does not trap")
+    func tokenWithUnrepresentableDates() {
+        for seconds in [Double.nan, .infinity, -.infinity, 1e300] {
+            let token = OAuthToken(
+                accessToken: "at-SECRET", expiresAt: Date(timeIntervalSince1970: seconds),
+                issuedAt: Date(timeIntervalSince1970: seconds))
+            let text = dumped(token)
+            expectNoSecret(text)
+            #expect(text.contains("expiresAt: \""))
+        }
+    }
+
     @Test("dump(session) and dump(store) show no token")
     func session() async throws {
         let store = InMemoryTokenStore(OAuthToken(accessToken: "at-SECRET", refreshToken: "rt-SECRET"))
