@@ -1,0 +1,124 @@
+import Courier
+import CourierTestServer
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A server that misbehaves on purpose (the `/hostile/…` routes): a request is never sent
+/// twice behind the caller's back, a corrupt body is not mistaken for a lost connection,
+/// credentials stay with their origin, and a response cannot fill the memory.
+///
+/// Each test uses a fresh transport, so its connections are its own, and a fresh key in the
+/// route, so its counts are its own on the shared server.
+@Suite("A hostile server", .timeLimit(.minutes(3)))
+struct HostileServerTests {
+    let server: TestServer
+
+    init() async throws {
+        server = try await SharedServer.get()
+    }
+
+    // MARK: - A non-idempotent request is never sent twice
+
+    /// The bodies a non-idempotent request can have, each with the method and task the test
+    /// sends.
+    enum PostBody: String, CaseIterable, Sendable {
+        case file, json, form, multipart
+    }
+
+    @Test(
+        "a POST whose kept-alive connection is dropped after its body arrived fails promptly as a lost connection and is never sent again",
+        arguments: TransportUnderTest.allCases, PostBody.allCases)
+    func postNotResent(_ kind: TransportUnderTest, body: PostBody) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let provider = Provider<ServerAPI>(transport: kind.make(timeout: 30))
+        let key = "post-\(body.rawValue)-\(UUID().uuidString)"
+        let task: RequestTask
+        switch body {
+        case .file: task = .uploadFile(try await scratch.file("report.bin", size: 256 * 1024, seed: 3))
+        case .json: task = .requestParameters(parameters: ["amount": 100], encoding: JSONEncoding.default)
+        case .form: task = .requestParameters(parameters: ["amount": "100"], encoding: URLEncoding.httpBody)
+        case .multipart:
+            task = .uploadMultipart([MultipartFormBodyPart(provider: .data(Data("100".utf8)), name: "amount")])
+        }
+
+        // The GET leaves a kept-alive connection that the POST reuses.
+        #expect(try await provider.request(ServerAPI(server, "echo")).statusCode == 200)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = await outcome(
+            provider, ServerAPI(server, "hostile/drop-after-body/\(key)", method: .post, task: task))
+        let elapsed = clock.now - start
+
+        #expect(urlErrorCode(result) == .networkConnectionLost, "\(result)")
+        // Milliseconds on an idle machine; the server gives a stalled body 2 s, a hang 30 s.
+        #expect(elapsed < .seconds(1.5))
+        let counts = try await hostileCounts(key)
+        #expect(counts.completeBodies == 1)
+    }
+
+    @Test(
+        "a RetryPolicy that allows it sends the dropped POST again, once per retry",
+        arguments: TransportUnderTest.allCases)
+    func retryPolicyMayResend(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<IdempotentPost>(
+            transport: kind.make(timeout: 30),
+            retryPolicy: RetryPolicy(maxRetries: 1, baseDelay: 0, sleep: { _ in }))
+        let key = "retry-\(UUID().uuidString)"
+        _ = await outcome(provider, IdempotentPost(base: server.baseURL, path: "echo"))
+        let result = await outcome(provider, IdempotentPost(base: server.baseURL, path: "hostile/drop-after-body/\(key)"))
+
+        #expect(urlErrorCode(result) != nil)
+        // The first attempt and the one retry the caller allowed; never a transparent third.
+        #expect(try await hostileCounts(key).completeBodies == 2)
+    }
+
+    // MARK: - Helpers
+
+    struct HostileCounts: Decodable {
+        let requests: Int
+        let completeBodies: Int
+        let bytesSent: Int
+
+        enum CodingKeys: String, CodingKey {
+            case requests
+            case completeBodies = "complete_bodies"
+            case bytesSent = "bytes_sent"
+        }
+    }
+
+    func hostileCounts(_ key: String) async throws -> HostileCounts {
+        try await Provider<ServerAPI>().request(ServerAPI(server, "hostile/count/\(key)")).map(HostileCounts.self)
+    }
+}
+
+/// A POST that its author declares idempotent (it carries its own idempotency key), so
+/// ``RetryPolicy`` may send it again.
+struct IdempotentPost: TargetType, RetryableTarget {
+    var base: URL
+    var path: String
+    var baseURL: URL { base }
+    var method: HTTPMethod { .post }
+    var task: RequestTask { .requestData(Data("{\"amount\":100}".utf8)) }
+    var headers: [String: String]? { ["Content-Type": "application/json", "Idempotency-Key": "k-1"] }
+    var isIdempotent: Bool { true }
+}
+
+/// How `target` ended: the response or the typed error, exactly once.
+func outcome<Target: TargetType>(_ provider: Provider<Target>, _ target: Target) async -> Result<Response, CourierError> {
+    do {
+        return .success(try await provider.request(target))
+    } catch {
+        return .failure(error)
+    }
+}
+
+/// The `URLError` code a failed request carries, `nil` for a success or another error.
+func urlErrorCode(_ result: Result<Response, CourierError>) -> URLError.Code? {
+    guard case .failure(let error) = result else { return nil }
+    return (error.underlyingError as? URLError)?.code
+}
