@@ -215,8 +215,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     /// for this attempt is removed when the attempt ends, however it ends.
     private func sendForReal(
         _ request: URLRequest, task: RequestTask, progress: ProgressContext.Report?, isIdempotent: Bool
-    ) async -> Result<Response, CourierError>
-    {
+    ) async -> Result<Response, CourierError> {
         let body: PreparedBody
         do {
             body = try await PreparedBody.prepare(for: task, request: request)

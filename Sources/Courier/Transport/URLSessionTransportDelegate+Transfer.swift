@@ -17,7 +17,13 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
             // Only a success goes to the destination; an error body stays in memory, so a
             // 401 or a 404 page never replaces a good file.
             guard state.destination != nil, let httpResponse, (200..<300).contains(httpResponse.statusCode)
-            else { return .allow }
+            else {
+                if Self.announcesTooLargeBody(response, limit: state.maximumBodySize) {
+                    state.bodyTooLarge = true
+                    return .cancel
+                }
+                return .allow
+            }
             do {
                 state.download = try DownloadFile(in: state.transferDirectory)
                 return .allow
@@ -32,6 +38,7 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         typealias Report = (progress: @Sendable (Int64, Int64?) -> Void, received: Int64, expected: Int64?)
         let outcome = withState(dataTask) { state -> (report: Report?, failed: Bool) in
+            if state.bodyTooLarge { return (nil, false) }
             if let download = state.download {
                 do {
                     try download.write(data)
@@ -39,6 +46,12 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
                     state.fileError = error
                     return (nil, true)
                 }
+            } else if data.count > state.maximumBodySize - state.data.count {
+                // Cancel as soon as the bound is passed: a gzip bomb is counted after
+                // decoding, and nothing more of it is kept.
+                state.bodyTooLarge = true
+                state.data = Data()
+                return (nil, true)
             } else {
                 state.data.append(data)
             }
@@ -67,10 +80,32 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
         _ session: URLSession, task: URLSessionTask,
         needNewBodyStream completionHandler: @escaping (InputStream?) -> Void
     ) {
-        // libcurl rewinds a streamed body when it resends a request (on a new connection,
-        // say): give it the file from the start again.
-        let file = withState(task) { $0.uploadFile } ?? nil
-        completionHandler(file.flatMap { InputStream(url: $0) })
+        // libcurl asks for the body again when it resends a request on its own: a kept-alive
+        // connection that the server closed after reading the whole body looks to it like a
+        // stale connection. An idempotent file upload may go again, from the start. Anything
+        // else is refused: a non-idempotent request is never sent twice behind the caller's
+        // back, and an in-memory body cannot be rewound by swift-corelibs-foundation (it
+        // would send the headers alone and wait for a body that never comes).
+        let decision = withState(task) { state -> (file: URL?, streamed: Bool) in
+            if state.isIdempotent, let file = state.uploadFile { return (file, true) }
+            state.resendRefused = true
+            return (nil, state.uploadFile != nil)
+        }
+        guard let decision else {
+            completionHandler(nil)
+            return
+        }
+        if let file = decision.file, let stream = InputStream(url: file) {
+            completionHandler(stream)
+            return
+        }
+        // This callback runs on the session's own queue, which `cancel()` waits for: cancel
+        // from elsewhere. A streamed body is also given a stream that fails its first read,
+        // so libcurl aborts before it sends a single byte of body; an in-memory body cannot
+        // be replaced (corelibs would trap), so the request goes out with no body and the
+        // cancellation ends it: the server never receives a complete second request.
+        DispatchQueue.global().async { task.cancel() }
+        completionHandler(decision.streamed ? RefusedBodyStream() : nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -79,12 +114,18 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
         continuation.resume(with: Self.outcome(of: state, task: task, error: error))
     }
 
-    /// libcurl reports a body cut short of its `Content-Length` as an unknown error (-1);
-    /// call it what it is, a connection lost mid-response, as Apple's URLSession does.
+    /// libcurl reports most failures as an unknown error (-1); call them what they are, as
+    /// Apple's URLSession does: a body it could not decode (corrupt gzip or deflate) is
+    /// `cannotDecodeContentData`, which no retry can fix; a body cut short of its
+    /// `Content-Length` is a connection lost mid-response.
     static func clarified(_ error: any Error, state: TaskState) -> any Error {
-        guard let urlError = error as? URLError, urlError.code == .unknown, let response = state.response,
-            response.expectedContentLength > state.receivedBytes
-        else { return error }
+        guard let urlError = error as? URLError, urlError.code == .unknown else { return error }
+        if isDecodingFailure(urlError, response: state.response) {
+            return URLError(.cannotDecodeContentData, userInfo: urlError.userInfo)
+        }
+        guard let response = state.response, response.expectedContentLength > state.receivedBytes else {
+            return error
+        }
         return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
     }
 
@@ -98,6 +139,12 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
                 state.download?.discard()
                 if let fileError = state.fileError, !state.cancelledByCaller {
                     return .failure(fileError)
+                }
+                if state.bodyTooLarge, !state.cancelledByCaller {
+                    return .failure(bodyTooLargeError(state: state, url: task.currentRequest?.url))
+                }
+                if state.resendRefused, !state.cancelledByCaller {
+                    return .failure(resendRefusedError(state: state, url: task.currentRequest?.url))
                 }
                 return .failure(clarified(error, state: state))
             }

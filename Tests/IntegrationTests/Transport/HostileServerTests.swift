@@ -70,7 +70,8 @@ struct HostileServerTests {
             retryPolicy: RetryPolicy(maxRetries: 1, baseDelay: 0, sleep: { _ in }))
         let key = "retry-\(UUID().uuidString)"
         _ = await outcome(provider, IdempotentPost(base: server.baseURL, path: "echo"))
-        let result = await outcome(provider, IdempotentPost(base: server.baseURL, path: "hostile/drop-after-body/\(key)"))
+        let result = await outcome(
+            provider, IdempotentPost(base: server.baseURL, path: "hostile/drop-after-body/\(key)"))
 
         #expect(urlErrorCode(result) != nil)
         // The first attempt and the one retry the caller allowed; never a transparent third.
@@ -109,7 +110,8 @@ struct IdempotentPost: TargetType, RetryableTarget {
 }
 
 /// How `target` ended: the response or the typed error, exactly once.
-func outcome<Target: TargetType>(_ provider: Provider<Target>, _ target: Target) async -> Result<Response, CourierError> {
+func outcome<Target: TargetType>(_ provider: Provider<Target>, _ target: Target) async -> Result<Response, CourierError>
+{
     do {
         return .success(try await provider.request(target))
     } catch {
