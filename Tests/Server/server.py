@@ -458,8 +458,11 @@ class HostileRoutes:
         self._abort_connection(reset=False)
 
     def _hostile_huge(self, key: str) -> None:
-        """`size` bytes (default 1 GiB) of the /bytes pattern; `chunked=1` sends no length."""
+        """`size` bytes (default 1 GiB, at most 16 GiB) of the /bytes pattern; `chunked=1`
+        sends no length. Counts the bytes written, so a test can see when the client stopped."""
         size = self._int_arg("size", 1024 * 1024 * 1024)
+        if not 0 <= size <= 16 * 1024 * 1024 * 1024:
+            raise BadRequest("size must be between 0 and 16 GiB")
         chunked = self._arg("chunked") == "1"
         self._drain_body()
         self.send_response(200)

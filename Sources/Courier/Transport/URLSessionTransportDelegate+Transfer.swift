@@ -33,6 +33,10 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
             }
         }
         completionHandler(disposition ?? .allow)
+        // swift-corelibs-foundation ignores the disposition: cancel the transfer itself.
+        if disposition == .cancel {
+            dataTask.cancel()
+        }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -129,23 +133,30 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
         return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
     }
 
+    /// The error of a task that the transport ended itself: its download file could not be
+    /// written, its body passed the bound, or it was not to be sent again.
+    private static func transportFailure(of state: TaskState, task: URLSessionTask) -> (any Error)? {
+        if let fileError = state.fileError { return fileError }
+        if state.bodyTooLarge { return bodyTooLargeError(state: state, url: task.currentRequest?.url) }
+        if state.resendRefused { return resendRefusedError(state: state, url: task.currentRequest?.url) }
+        return nil
+    }
+
     private static func outcome(of state: TaskState, task: URLSessionTask, error: (any Error)?) -> Result<
         Outcome, any Error
     > {
+        // A task the transport ended itself fails with its own error, whatever `URLSession`
+        // reported (a `.cancel` disposition completes the task without an error).
+        if let failure = transportFailure(of: state, task: task) {
+            state.download?.discard()
+            return .failure(state.cancelledByCaller ? URLError(.cancelled) : failure)
+        }
         if let error {
             let endedByChallenge =
                 state.challengeEnded && !state.cancelledByCaller && (error as? URLError)?.code == .cancelled
             if !endedByChallenge {
                 state.download?.discard()
-                if let fileError = state.fileError, !state.cancelledByCaller {
-                    return .failure(fileError)
-                }
-                if state.bodyTooLarge, !state.cancelledByCaller {
-                    return .failure(bodyTooLargeError(state: state, url: task.currentRequest?.url))
-                }
-                if state.resendRefused, !state.cancelledByCaller {
-                    return .failure(resendRefusedError(state: state, url: task.currentRequest?.url))
-                }
+
                 return .failure(clarified(error, state: state))
             }
         }
