@@ -459,11 +459,13 @@ class HostileRoutes:
 
     def _hostile_huge(self, key: str) -> None:
         """`size` bytes (default 1 GiB, at most 16 GiB) of the /bytes pattern; `chunked=1`
-        sends no length. Counts the bytes written, so a test can see when the client stopped."""
+        sends no length; `block_delay_ms` sleeps after each 64 KiB block. Counts the bytes
+        written, so a test can see when the client stopped."""
         size = self._int_arg("size", 1024 * 1024 * 1024)
         if not 0 <= size <= 16 * 1024 * 1024 * 1024:
             raise BadRequest("size must be between 0 and 16 GiB")
         chunked = self._arg("chunked") == "1"
+        block_delay = max(0, self._int_arg("block_delay_ms", 0)) / 1000
         self._drain_body()
         self.send_response(200)
         self.send_header("Content-Type", "application/octet-stream")
@@ -481,6 +483,8 @@ class HostileRoutes:
                 self._write(b"%x\r\n%s\r\n" % (n, block) if chunked else block)
                 sent += n
                 HOSTILE_LOG.add(key, "bytes_sent", n)
+                if block_delay:
+                    time.sleep(block_delay)
             if chunked:
                 self._write(b"0\r\n\r\n")
         except ClientGone:

@@ -93,7 +93,11 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
         let decision = withState(task) { state -> (file: URL?, streamed: Bool) in
             if state.isIdempotent, let file = state.uploadFile { return (file, true) }
             state.resendRefused = true
-            return (nil, state.uploadFile != nil)
+            #if canImport(FoundationNetworking)
+                return (nil, state.uploadFile != nil)  // a file goes as a stream on Linux
+            #else
+                return (nil, false)
+            #endif
         }
         guard let decision else {
             completionHandler(nil)
