@@ -12,7 +12,9 @@ import Foundation
 /// - A redirect to another origin (scheme, host or port) drops the `Authorization`,
 ///   `Proxy-Authorization` and `Cookie` headers, as OkHttp and browsers do; on Linux
 ///   `URLSession` otherwise forwards every header. A redirect to a scheme other than `http`
-///   or `https` is not followed: the 3xx comes back as the response.
+///   or `https` is not followed: the 3xx comes back as the response. On Linux, a 307 or 308
+///   for a request with a body also comes back as the response: `URLSession` there would
+///   follow it without the body.
 /// - A request that is not idempotent (``TransportRequest/isIdempotent``) is never sent
 ///   twice: when its kept-alive connection turns out to be closed after the body went out,
 ///   `URLSession` (libcurl on Linux) would send it again on a new connection; this transport

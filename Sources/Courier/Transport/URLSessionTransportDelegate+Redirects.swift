@@ -24,6 +24,15 @@ extension URLSessionTransportDelegate: URLSessionTaskDelegate {
             completionHandler(nil)
             return
         }
+        #if canImport(FoundationNetworking)
+            // A 307 or 308 asks for the same request, body included, at the new location;
+            // swift-corelibs-foundation follows it with the method but without the body (a
+            // POST arrives empty). Stop here instead: the caller gets the 307 or 308 itself.
+            if response.statusCode == 307 || response.statusCode == 308, withState(task, { $0.hasBody }) == true {
+                completionHandler(nil)
+                return
+            }
+        #endif
         var redirected = request
         if Self.isCrossOrigin(from: response.url ?? task.currentRequest?.url, to: request.url) {
             for name in Self.originBoundHeaders {

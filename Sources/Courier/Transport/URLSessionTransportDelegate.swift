@@ -30,6 +30,8 @@ final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {  // `lo
         let isIdempotent: Bool
         /// The largest body kept in memory, in bytes (after content decoding).
         let maximumBodySize: Int
+        /// Whether the request has a body (inline, uploaded from memory or streamed).
+        let hasBody: Bool
         var continuation: CheckedContinuation<Outcome, any Error>?
         var response: HTTPURLResponse?
         var data = Data()
@@ -66,6 +68,9 @@ final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {  // `lo
             }
             self.transferDirectory = transferDirectory
             self.isIdempotent = request.isIdempotent
+            self.hasBody =
+                request.body.isUpload || request.urlRequest.httpBody?.isEmpty == false
+                || request.urlRequest.httpBodyStream != nil
             self.maximumBodySize = maximumBodySize
         }
     }

@@ -211,6 +211,31 @@ struct HostileServerTests {
         #expect(!String(decoding: response.data, as: UTF8.self).contains("root:"))
     }
 
+    @Test(
+        "a 307 or 308 never delivers a request without its body: it is followed whole or comes back as the response",
+        arguments: TransportUnderTest.allCases, [307, 308])
+    func bodyPreservingRedirect(_ kind: TransportUnderTest, status: Int) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make(timeout: 10))
+        let body = Data(#"{"amount":100}"#.utf8)
+        let response = try await provider.request(
+            ServerAPI(
+                server, "redirect", method: .post,
+                task: .requestCompositeData(bodyData: body, urlParameters: ["to": "/echo", "status": status]),
+                headers: ["Content-Type": "application/json"]))
+
+        if response.statusCode == status {
+            #expect(response.response?.value(forHTTPHeaderField: "Location") == "/echo")
+        } else {
+            let echo = try response.echo()
+            #expect(echo.method == "POST")
+            #expect(echo.bodyLength == body.count, "the redirected POST lost its body")
+        }
+        // A request without a body is still followed.
+        let plain = try await provider.request(
+            ServerAPI(server, "redirect", task: query(["to": "/echo", "status": status])))
+        #expect(plain.statusCode == 200)
+    }
+
     // MARK: - Helpers
 
     struct HostileCounts: Decodable {
