@@ -9,9 +9,15 @@ import Foundation
 extension URLSessionTransportDelegate {
     /// Whether a response's `Content-Length` already says its body will not fit in `limit`
     /// bytes. Only a body without a content coding is judged by its length: a decoded body
-    /// is counted as it arrives.
-    static func announcesTooLargeBody(_ response: URLResponse, limit: Int) -> Bool {
-        guard response.expectedContentLength > Int64(limit) else { return false }
+    /// is counted as it arrives. The answer to a `HEAD`, a 204 or a 304 has no body, whatever
+    /// its `Content-Length` says.
+    static func announcesTooLargeBody(_ response: URLResponse, request: URLRequest, limit: Int) -> Bool {
+        guard response.expectedContentLength > Int64(limit), request.httpMethod?.uppercased() != "HEAD" else {
+            return false
+        }
+        if let status = (response as? HTTPURLResponse)?.statusCode, status == 204 || status == 304 {
+            return false
+        }
         let coding = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding")
         return coding.map { $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity" } ?? true
     }

@@ -18,7 +18,7 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
             // 401 or a 404 page never replaces a good file.
             guard state.destination != nil, let httpResponse, (200..<300).contains(httpResponse.statusCode)
             else {
-                if Self.announcesTooLargeBody(response, limit: state.maximumBodySize) {
+                if Self.announcesTooLargeBody(response, request: state.request, limit: state.maximumBodySize) {
                     state.bodyTooLarge = true
                     return .cancel
                 }

@@ -140,13 +140,19 @@ struct HostileServerTests {
         #expect(try await hostileCounts(key).bytesSent < 128 << 20)
     }
 
-    @Test("a body of exactly the bound is kept; one byte more fails", arguments: TransportUnderTest.allCases)
+    @Test(
+        "a body of exactly the bound is kept; one byte more fails; a HEAD is not judged by its length",
+        arguments: TransportUnderTest.allCases)
     func exactBound(_ kind: TransportUnderTest) async throws {
         let provider = Provider<ServerAPI>(transport: kind.make(maximumResponseBodySize: 65_536))
         let fits = try await provider.request(ServerAPI(server, "bytes/65536"))
         #expect(fits.data.count == 65_536)
         let tooBig = await outcome(provider, ServerAPI(server, "bytes/65537"))
         #expect(urlErrorCode(tooBig) == .dataLengthExceedsMaximum, "\(tooBig)")
+        // A HEAD announces the size of a body it does not send.
+        let head = try await provider.request(ServerAPI(server, "bytes/\(1 << 30)", method: .head))
+        #expect(head.statusCode == 200)
+        #expect(head.response?.expectedContentLength == 1 << 30)
     }
 
     @Test("a download to a file is not limited by the in-memory bound", arguments: TransportUnderTest.allCases)
