@@ -499,6 +499,8 @@ class HostileRoutes:
             name = (self._arg("filename") or "").replace("\\", "\\\\").replace('"', '\\"')
             raw = f'attachment; filename="{name}"'
         raw = raw.replace("\r", " ").replace("\n", " ")
+        # Non-Latin-1 names go out as raw UTF-8 bytes, as real servers send them.
+        raw = raw.encode("utf-8").decode("latin-1")
         self._send(200, b"hostile download\n", "application/octet-stream", [("Content-Disposition", raw)])
 
 

@@ -81,3 +81,66 @@ struct HostileDownloadTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("escape.txt").path))
     }
 }
+
+/// Seeded fuzzing of `Content-Disposition` file names through the real server and transport.
+@Suite("Fuzzing Content-Disposition through the transport", .timeLimit(.minutes(3)))
+struct DispositionFuzzTests {
+    static let fragments = [
+        "..", ".", "/", "\\", "", "a", "report", ".pdf", "%2e%2e", "%2f", "../", "..\\", " ", "\t", "\u{7F}",
+        "\u{202E}", "é", "📄", "~", "*", "\"", "'", ";", "filename=", "keep", "downloads", "sibling",
+        String(repeating: "x", count: 200),
+    ]
+
+    @Test(
+        "300 hostile names: each download lands in the folder or fails with an error; nothing outside changes",
+        arguments: TransportUnderTest.allCases)
+    func fuzz(_ kind: TransportUnderTest) async throws {
+        let server = try await SharedServer.get()
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let downloads = scratch.url.appendingPathComponent("downloads")
+        let keep = downloads.appendingPathComponent("keep")
+        try FileManager.default.createDirectory(at: keep, withIntermediateDirectories: true)
+        try Data("sibling".utf8).write(to: scratch.url.appendingPathComponent("sibling"))
+        let provider = Provider<ServerAPI>(transport: kind.make())
+        let destination = DownloadPlacement.suggestedDestination(
+            in: downloads, options: [.removePreviousFile, .createIntermediateDirectories])
+        var state: UInt64 = 0x5EED
+        func next(_ bound: Int) -> Int {
+            // SplitMix64: the same inputs on every run.
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+        for index in 0..<300 {
+            let name = (0..<next(6)).map { _ in Self.fragments[next(Self.fragments.count)] }.joined()
+            let result = await outcome(
+                provider,
+                ServerAPI(
+                    server, "hostile/disposition",
+                    task: .downloadParameters(
+                        parameters: ["filename": name], encoding: URLEncoding.queryString, destination: destination)))
+            switch result {
+            case .success(let response):
+                let file = try #require(response.fileURL)
+                #expect(
+                    file.deletingLastPathComponent().standardizedFileURL.path == downloads.standardizedFileURL.path,
+                    "input \(index) \(name.debugDescription)")
+            case .failure(let error):
+                // Only the folder `keep` can be named: it is a directory and stays one.
+                #expect(
+                    error.underlyingError is DownloadPlacementError, "input \(index) \(name.debugDescription): \(error)"
+                )
+            }
+        }
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: keep.path, isDirectory: &isDirectory) && isDirectory.boolValue)
+        #expect(
+            FileManager.default.contents(atPath: scratch.url.appendingPathComponent("sibling").path)
+                == Data("sibling".utf8))
+        let outside = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted()
+        #expect(outside == ["downloads", "sibling", "transfers"])
+    }
+}
