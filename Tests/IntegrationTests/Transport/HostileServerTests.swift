@@ -68,6 +68,41 @@ struct HostileServerTests {
     }
 
     @Test(
+        "many POSTs dropped at once on one transport: each ends exactly once with an error, and each arrived once",
+        arguments: TransportUnderTest.allCases)
+    func concurrentDroppedPosts(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make(timeout: 30))
+        let key = "concurrent-\(UUID().uuidString)"
+        let workers = 12
+        let rounds = 4
+        let codes = await withTaskGroup(of: [URLError.Code?].self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    var codes: [URLError.Code?] = []
+                    for round in 0..<rounds {
+                        _ = await outcome(provider, ServerAPI(server, "echo"))
+                        let result = await outcome(
+                            provider,
+                            ServerAPI(
+                                server, "hostile/drop-after-body/\(key)", method: .post,
+                                task: .requestParameters(
+                                    parameters: ["worker": worker, "round": round], encoding: JSONEncoding.default)))
+                        codes.append(urlErrorCode(result))
+                    }
+                    return codes
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+
+        #expect(codes.count == workers * rounds, "every request ended exactly once")
+        // A reused connection: the transport refused libcurl's resend. A fresh one: libcurl
+        // got nothing and does not resend.
+        #expect(codes.allSatisfy { $0 == .networkConnectionLost || $0 == .badServerResponse }, "\(codes)")
+        #expect(try await hostileCounts(key).completeBodies == workers * rounds)
+    }
+
+    @Test(
         "a RetryPolicy that allows it sends the dropped POST again, once per retry",
         arguments: TransportUnderTest.allCases)
     func retryPolicyMayResend(_ kind: TransportUnderTest) async throws {
