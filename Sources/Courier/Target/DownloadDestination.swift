@@ -24,7 +24,7 @@ import Foundation
 ///
 /// Never append the raw `suggestedFilename` to a folder: it is whatever the server sent in
 /// `Content-Disposition`, and on Linux `..` or an empty name come back unchanged, which name
-/// the folder itself or its parent. Use ``Foundation/HTTPURLResponse/safeSuggestedFilename``
+/// the folder itself or its parent. Use `HTTPURLResponse.safeSuggestedFilename`
 /// or ``DownloadPlacement/suggestedDestination(in:fallbackName:options:)``. Whatever the
 /// closure returns, a download never replaces a directory
 /// (``DownloadPlacementError/destinationIsDirectory(_:)``), and

@@ -6,7 +6,7 @@ import Foundation
 
 extension DownloadPlacement {
     /// A destination in `directory`, named by the server's suggestion made safe
-    /// (``Foundation/HTTPURLResponse/safeSuggestedFilename``), or `fallbackName` when the server
+    /// (`HTTPURLResponse.safeSuggestedFilename`), or `fallbackName` when the server
     /// suggests nothing usable.
     ///
     /// The file always lands directly in `directory`, whatever the server sends in

@@ -71,10 +71,15 @@ public struct TransportRequest: Sendable {
 
     /// Creates a transport request.
     ///
-    /// - Parameter isIdempotent: whether the request may be sent twice; `nil` derives it from
-    ///   the method: `GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS` and `TRACE` are idempotent,
-    ///   every other method (and a request without one) is not. ``Provider`` passes
-    ///   ``TargetType/resolvedIsIdempotent``.
+    /// - Parameters:
+    ///   - urlRequest: the request as every plugin prepared it.
+    ///   - body: where the body comes from.
+    ///   - downloadDestination: where a download goes; `nil` returns the body as data.
+    ///   - progress: called as bytes are sent or received.
+    ///   - isIdempotent: whether the request may be sent twice; `nil` derives it from the
+    ///     method: `GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS` and `TRACE` are idempotent,
+    ///     every other method is not (a request without a method is a `GET`). ``Provider``
+    ///     passes ``TargetType/resolvedIsIdempotent``.
     public init(
         urlRequest: URLRequest,
         body: Body = .inline,

@@ -57,8 +57,11 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// A transport whose session uses `configuration`.
     ///
-    /// - Parameter maximumResponseBodySize: the largest response body kept in memory, in
-    ///   bytes; see ``maximumResponseBodySize``. Values below 0 count as 0.
+    /// - Parameters:
+    ///   - configuration: the session's configuration;
+    ///     ``defaultConfiguration()`` is Courier's default.
+    ///   - maximumResponseBodySize: the largest response body kept in memory, in bytes; see
+    ///     ``maximumResponseBodySize``. Values below 0 count as 0.
     public init(
         configuration: URLSessionConfiguration,
         maximumResponseBodySize: Int = URLSessionTransport.defaultMaximumResponseBodySize
