@@ -448,13 +448,12 @@ class HostileRoutes:
     def _hostile_drop_after_body(self, key: str) -> None:
         """Reads the whole body, counts it, then closes the connection without an answer."""
         try:
-            length = self._drain_body()
+            self._drain_body()
         except (BadRequest, BodyStalled):
+            # Headers alone, or a body cut short or stalled: not a request anyone could act on.
             HOSTILE_LOG.add(key, "incomplete_bodies")
             return self._abort_connection(reset=False)
-        announced = self._is_chunked() or self.headers.get("Content-Length") not in (None, "0")
-        # A request that announced a body but sent none (headers only) is not a complete one.
-        HOSTILE_LOG.add(key, "complete_bodies" if length or not announced else "incomplete_bodies")
+        HOSTILE_LOG.add(key, "complete_bodies")
         self._abort_connection(reset=False)
 
     def _hostile_huge(self, key: str) -> None:

@@ -18,7 +18,9 @@ import Foundation
 /// - A request that is not idempotent (``TransportRequest/isIdempotent``) is never sent
 ///   twice: when its kept-alive connection turns out to be closed after the body went out,
 ///   `URLSession` (libcurl on Linux) would send it again on a new connection; this transport
-///   refuses and the request fails at once with `URLError(.networkConnectionLost)`.
+///   refuses and the request fails at once with `URLError(.networkConnectionLost)`. (On
+///   Linux, a non-idempotent request without a body is therefore sent with an empty chunked
+///   body, the only way to make libcurl ask before it resends.)
 /// - A response body kept in memory is bounded (``maximumResponseBodySize``), and a body
 ///   that cannot be decoded (corrupt gzip, say) fails with
 ///   `URLError(.cannotDecodeContentData)`, which ``RetryPolicy`` does not retry.
@@ -135,6 +137,20 @@ public final class URLSessionTransport: HTTPTransport {
     private func makeTask(for request: TransportRequest) -> URLSessionTask {
         switch request.body {
         case .inline:
+            #if canImport(FoundationNetworking)
+                // libcurl resends a request without a body on a new connection silently, never
+                // asking the delegate (an empty upload body does not change that). With an
+                // empty stream body it must ask for the body again first, which the delegate
+                // refuses for a non-idempotent request. The price: such a request goes out
+                // with `Transfer-Encoding: chunked` and an empty body instead of no body.
+                if !request.isIdempotent, request.urlRequest.httpBody == nil,
+                    request.urlRequest.httpBodyStream == nil
+                {
+                    var streamed = request.urlRequest
+                    streamed.httpBodyStream = InputStream(data: Data())
+                    return session.dataTask(with: streamed)
+                }
+            #endif
             return session.dataTask(with: request.urlRequest)
         case .data(let data):
             return session.uploadTask(with: request.urlRequest, from: data)

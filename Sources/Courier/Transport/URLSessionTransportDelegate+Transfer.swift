@@ -94,7 +94,7 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
             if state.isIdempotent, let file = state.uploadFile { return (file, true) }
             state.resendRefused = true
             #if canImport(FoundationNetworking)
-                return (nil, state.uploadFile != nil)  // a file goes as a stream on Linux
+                return (nil, state.uploadFile != nil || task.originalRequest?.httpBodyStream != nil)
             #else
                 return (nil, false)
             #endif

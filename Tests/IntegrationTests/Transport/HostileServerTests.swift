@@ -30,7 +30,7 @@ struct HostileServerTests {
     /// The bodies a non-idempotent request can have, each with the method and task the test
     /// sends.
     enum PostBody: String, CaseIterable, Sendable {
-        case file, json, form, multipart
+        case noBody, file, json, form, multipart
     }
 
     @Test(
@@ -43,6 +43,7 @@ struct HostileServerTests {
         let key = "post-\(body.rawValue)-\(UUID().uuidString)"
         let task: RequestTask
         switch body {
+        case .noBody: task = .requestPlain
         case .file: task = .uploadFile(try await scratch.file("report.bin", size: 256 * 1024, seed: 3))
         case .json: task = .requestParameters(parameters: ["amount": 100], encoding: JSONEncoding.default)
         case .form: task = .requestParameters(parameters: ["amount": "100"], encoding: URLEncoding.httpBody)
