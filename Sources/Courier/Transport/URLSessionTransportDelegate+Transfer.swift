@@ -103,9 +103,13 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
             completionHandler(nil)
             return
         }
-        if let file = decision.file, let stream = InputStream(url: file) {
-            completionHandler(stream)
-            return
+        if let file = decision.file {
+            if let stream = InputStream(url: file) {
+                completionHandler(stream)
+                return
+            }
+            // The file is gone: the request cannot be sent again; say so rather than "cancelled".
+            withState(task) { $0.resendRefused = true }
         }
         // This callback runs on the session's own queue, which `cancel()` waits for: cancel
         // from elsewhere. A streamed body is also given a stream that fails its first read,
