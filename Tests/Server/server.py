@@ -27,6 +27,7 @@ import threading
 import time
 import traceback
 import urllib.parse
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 BLOCK = 64 * 1024
@@ -392,7 +393,144 @@ def _parse_part(raw: bytes) -> dict:
 # ---------------------------------------------------------------------------------------
 
 
-class Handler(BaseHTTPRequestHandler):
+# ----- hostile routes ------------------------------------------------------------------------
+#
+# Servers that misbehave on purpose, for the tests of Courier's defences (issue 10). Each
+# route that a test counts takes a <key> in its path, so tests sharing one server never see
+# each other's counts; GET /hostile/count/<key> reads them.
+
+
+class HostileLog:
+    """Per-key counts of what the hostile routes saw, behind their own lock."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.counts: dict[str, dict[str, int]] = {}
+
+    def add(self, key: str, name: str, amount: int = 1) -> None:
+        with self.lock:
+            entry = self.counts.setdefault(key, {"requests": 0, "complete_bodies": 0, "incomplete_bodies": 0, "bytes_sent": 0})
+            entry[name] += amount
+
+    def get(self, key: str) -> dict[str, int]:
+        with self.lock:
+            return dict(self.counts.get(key, {"requests": 0, "complete_bodies": 0, "incomplete_bodies": 0, "bytes_sent": 0}))
+
+
+HOSTILE_LOG = HostileLog()
+
+# A gzip member whose first deflate block has the reserved block type 3: every inflater
+# rejects it ("invalid block type").
+CORRUPT_GZIP = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03" + b"\xff" * 64
+# A zlib stream (Content-Encoding: deflate) with the same invalid block.
+CORRUPT_DEFLATE = b"\x78\x9c" + b"\xff" * 64
+
+
+@functools.lru_cache(maxsize=4)
+def gzip_of_zeros(size: int) -> bytes:
+    """`size` zero bytes, gzip-compressed (about 1000:1), built block by block."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    zeros = bytes(BLOCK * 16)
+    parts = []
+    remaining = size
+    while remaining:
+        n = min(len(zeros), remaining)
+        parts.append(compressor.compress(zeros[:n]))
+        remaining -= n
+    parts.append(compressor.flush())
+    return b"".join(parts)
+
+
+class HostileRoutes:
+    """The /hostile/... routes; mixed into Handler."""
+
+    def _hostile(self, name: str) -> None:
+        kind, _, key = name.partition("/")
+        if kind == "count":
+            self._drain_body()
+            return self._send_json(200, HOSTILE_LOG.get(key))
+        if key:
+            HOSTILE_LOG.add(key, "requests")
+        if kind == "drop-after-body":
+            return self._hostile_drop_after_body(key)
+        if kind == "gzip-corrupt":
+            self._drain_body()
+            return self._send(200, CORRUPT_GZIP, "text/plain", [("Content-Encoding", "gzip")])
+        if kind == "deflate-corrupt":
+            self._drain_body()
+            return self._send(200, CORRUPT_DEFLATE, "text/plain", [("Content-Encoding", "deflate")])
+        if kind == "gzip-bomb":
+            size = self._int_arg("size", 64 * 1024 * 1024)
+            if not 0 <= size <= 1024 * 1024 * 1024:
+                raise BadRequest("size must be between 0 and 1 GiB")
+            self._drain_body()
+            return self._send(200, gzip_of_zeros(size), "application/octet-stream", [("Content-Encoding", "gzip")])
+        if kind == "huge":
+            return self._hostile_huge(key)
+        if kind == "disposition":
+            return self._hostile_disposition()
+        self._drain_body()
+        self._send_json(404, {"error": "not found"})
+
+    def _hostile_drop_after_body(self, key: str) -> None:
+        """Reads the whole body, counts it, then closes the connection without an answer."""
+        try:
+            self._drain_body()
+        except (BadRequest, BodyStalled):
+            # Headers alone, or a body cut short or stalled: not a request anyone could act on.
+            HOSTILE_LOG.add(key, "incomplete_bodies")
+            return self._abort_connection(reset=False)
+        HOSTILE_LOG.add(key, "complete_bodies")
+        self._abort_connection(reset=False)
+
+    def _hostile_huge(self, key: str) -> None:
+        """`size` bytes (default 1 GiB, at most 16 GiB) of the /bytes pattern; `chunked=1`
+        sends no length; `block_delay_ms` sleeps after each 64 KiB block. Counts the bytes
+        written, so a test can see when the client stopped."""
+        size = self._int_arg("size", 1024 * 1024 * 1024)
+        if not 0 <= size <= 16 * 1024 * 1024 * 1024:
+            raise BadRequest("size must be between 0 and 16 GiB")
+        chunked = self._arg("chunked") == "1"
+        block_delay = max(0, self._int_arg("block_delay_ms", 0)) / 1000
+        self._drain_body()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(size))
+        self.end_headers()
+        self._headers_sent = True
+        sent = 0
+        try:
+            while sent < size:
+                n = min(BLOCK, size - sent)
+                block = _PATTERN_BLOCK[:n]
+                self._write(b"%x\r\n%s\r\n" % (n, block) if chunked else block)
+                sent += n
+                HOSTILE_LOG.add(key, "bytes_sent", n)
+                if block_delay:
+                    time.sleep(block_delay)
+            if chunked:
+                self._write(b"0\r\n\r\n")
+        except ClientGone:
+            self.close_connection = True
+
+    def _hostile_disposition(self) -> None:
+        """A small download named by the query: `filename=<name>` (quoted), or `header=<raw
+        Content-Disposition value>`. CR and LF become spaces so the answer stays one header."""
+        self._drain_body()
+        raw = self._arg("header")
+        if raw is None:
+            name = (self._arg("filename") or "").replace("\\", "\\\\").replace('"', '\\"')
+            raw = f'attachment; filename="{name}"'
+        raw = raw.replace("\r", " ").replace("\n", " ")
+        # Non-Latin-1 names go out as raw UTF-8 bytes, as real servers send them.
+        raw = raw.encode("utf-8").decode("latin-1")
+        self._send(200, b"hostile download\n", "application/octet-stream", [("Content-Disposition", raw)])
+
+
+class Handler(HostileRoutes, BaseHTTPRequestHandler):
     # Headers and body go out in separate writes; without TCP_NODELAY, Nagle's algorithm
     # and the client's delayed ACK add ~40 ms to every keep-alive response.
     disable_nagle_algorithm = True
@@ -688,6 +826,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._protected(business=True)
         if path.startswith("/_admin/"):
             return self._admin(path[len("/_admin/"):])
+        if path.startswith("/hostile/"):
+            return self._hostile(path[len("/hostile/"):])
         self._drain_body()
         self._send_json(404, {"error": "not found"})
 

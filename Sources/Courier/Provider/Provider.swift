@@ -310,7 +310,8 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     ) async -> Result<Response, CourierError> {
         switch stubClosure(target) {
         case .never:
-            return await sendForReal(request, task: endpoint.task, progress: progress)
+            return await sendForReal(
+                request, task: endpoint.task, progress: progress, isIdempotent: target.resolvedIsIdempotent)
         case .immediate:
             return StubResponder.respond(to: request, endpoint: endpoint)
         case .delayed(let seconds):
@@ -325,9 +326,9 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
 
     /// Sends `request` through the transport. A multipart body written to a temporary file
     /// for this attempt is removed when the attempt ends, however it ends.
-    private func sendForReal(_ request: URLRequest, task: RequestTask, progress: ProgressContext.Report?) async
-        -> Result<Response, CourierError>
-    {
+    private func sendForReal(
+        _ request: URLRequest, task: RequestTask, progress: ProgressContext.Report?, isIdempotent: Bool
+    ) async -> Result<Response, CourierError> {
         let body: PreparedBody
         do {
             body = try await PreparedBody.prepare(for: task, request: request)
@@ -339,7 +340,8 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
             let response = try await transport.send(
                 TransportRequest(
                     urlRequest: body.request, body: body.transportBody,
-                    downloadDestination: task.downloadDestination, progress: progress))
+                    downloadDestination: task.downloadDestination, progress: progress,
+                    isIdempotent: isIdempotent))
             return .success(response)
         } catch {
             return .failure(.transport(error, request: body.request))

@@ -10,17 +10,26 @@ import Foundation
 /// server's response, on a background thread. Return the final location and how to treat
 /// what is already there. When the file cannot be moved there (an existing file without
 /// ``DownloadOptions/removePreviousFile``, a missing folder without
-/// ``DownloadOptions/createIntermediateDirectories``), the request fails and the temporary
-/// file is removed. An error status never reaches the closure: its body comes back as the
-/// response's `data`.
+/// ``DownloadOptions/createIntermediateDirectories``, a destination that is a directory),
+/// the request fails and the temporary file is removed. An error status never reaches the
+/// closure: its body comes back as the response's `data`.
 ///
 /// ```swift
+/// let downloads = FileManager.default.temporaryDirectory.appendingPathComponent("downloads")
 /// let destination: DownloadDestination = { _, response in
-///     let url = FileManager.default.temporaryDirectory
-///         .appendingPathComponent(response.suggestedFilename ?? "download")
-///     return (url, [.removePreviousFile, .createIntermediateDirectories])
+///     let name = response.safeSuggestedFilename ?? "download"
+///     return (downloads.appendingPathComponent(name), [.createIntermediateDirectories])
 /// }
 /// ```
+///
+/// Never append the raw `suggestedFilename` to a folder: it is whatever the server sent in
+/// `Content-Disposition`, and on Linux `..` or an empty name come back unchanged, which name
+/// the folder itself or its parent. Use `HTTPURLResponse.safeSuggestedFilename`
+/// or ``DownloadPlacement/suggestedDestination(in:fallbackName:options:)``. Whatever the
+/// closure returns, a download never replaces a directory
+/// (``DownloadPlacementError/destinationIsDirectory(_:)``), and
+/// ``DownloadOptions/removePreviousFile`` lets the server's name choose which file of the
+/// folder is replaced: leave it out when the name comes from the server.
 public typealias DownloadDestination =
     @Sendable (_ temporaryURL: URL, _ response: HTTPURLResponse) -> (
         destinationURL: URL, options: DownloadOptions
@@ -38,5 +47,8 @@ public struct DownloadOptions: OptionSet, Sendable {
     public static let createIntermediateDirectories = DownloadOptions(rawValue: 1 << 0)
 
     /// Replace a file that is already at the destination (otherwise the download fails).
+    ///
+    /// Only a file (or a symbolic link to one) is ever replaced: a destination that is a
+    /// directory fails the download with ``DownloadPlacementError/destinationIsDirectory(_:)``.
     public static let removePreviousFile = DownloadOptions(rawValue: 1 << 1)
 }

@@ -22,10 +22,14 @@ public enum DownloadPlacement {
     ///   directories; without it, a missing parent fails the download.
     /// - ``DownloadOptions/removePreviousFile`` replaces a file already there; without it,
     ///   an existing file fails the download and is left as it was.
+    /// - A destination that is a directory, or resolves to one (through a symbolic link,
+    ///   `..`, `.` or an empty last component), fails the download with
+    ///   ``DownloadPlacementError/destinationIsDirectory(_:)`` before anything is created or
+    ///   removed: a download never replaces a directory, whatever the options say.
     ///
     /// - Returns: the destination.
-    /// - Throws: the file system's error. The temporary file is removed on every failure,
-    ///   so a failed placement leaves nothing behind.
+    /// - Throws: ``DownloadPlacementError`` or the file system's error. The temporary file is
+    ///   removed on every failure, so a failed placement leaves nothing behind.
     public static func move(_ temporaryURL: URL, response: HTTPURLResponse, destination: DownloadDestination)
         throws -> URL
     {
@@ -35,6 +39,9 @@ public enum DownloadPlacement {
         }
         let fileManager = FileManager.default
         do {
+            if isOrResolvesToDirectory(target) {
+                throw DownloadPlacementError.destinationIsDirectory(target)
+            }
             if options.contains(.createIntermediateDirectories) {
                 try fileManager.createDirectory(
                     at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -48,6 +55,20 @@ public enum DownloadPlacement {
             try? fileManager.removeItem(at: temporaryURL)
             throw error
         }
+    }
+
+    /// Whether `url` names a directory: an existing one (symbolic links followed), or a path
+    /// whose last component can only name one (`.`, `..`, empty, a trailing `/`).
+    static func isOrResolvesToDirectory(_ url: URL) -> Bool {
+        let path = url.path
+        let lastComponent = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+        if path.isEmpty || lastComponent.isEmpty || lastComponent == "." || lastComponent == ".." {
+            return true
+        }
+        var isDirectory: ObjCBool = false
+        let resolved = url.standardizedFileURL.resolvingSymlinksInPath().path
+        return FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory) && isDirectory.boolValue
+            || FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
     /// Writes `data` to a temporary file and moves it to where `destination` says, as

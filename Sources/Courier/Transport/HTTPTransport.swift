@@ -60,17 +60,43 @@ public struct TransportRequest: Sendable {
     /// Called as bytes are sent (uploads, see ``Body``) or received, with the bytes so far
     /// and the total when known.
     public var progress: (@Sendable (_ completedBytes: Int64, _ totalBytes: Int64?) -> Void)?
+    /// Whether sending this request twice has the same effect as sending it once.
+    ///
+    /// A transport may resend an idempotent request on its own (libcurl does, when a
+    /// kept-alive connection turns out to be closed). It never resends a non-idempotent one:
+    /// when the connection is lost after its body went out, the request fails with
+    /// `URLError(.networkConnectionLost)`, and only a ``RetryPolicy`` that allows it may
+    /// send it again.
+    public var isIdempotent: Bool
 
     /// Creates a transport request.
+    ///
+    /// - Parameters:
+    ///   - urlRequest: the request as every plugin prepared it.
+    ///   - body: where the body comes from.
+    ///   - downloadDestination: where a download goes; `nil` returns the body as data.
+    ///   - progress: called as bytes are sent or received.
+    ///   - isIdempotent: whether the request may be sent twice; `nil` derives it from the
+    ///     method: `GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS` and `TRACE` are idempotent,
+    ///     every other method is not (a request without a method is a `GET`). ``Provider``
+    ///     passes ``TargetType/resolvedIsIdempotent``.
     public init(
         urlRequest: URLRequest,
         body: Body = .inline,
         downloadDestination: DownloadDestination? = nil,
-        progress: (@Sendable (_ completedBytes: Int64, _ totalBytes: Int64?) -> Void)? = nil
+        progress: (@Sendable (_ completedBytes: Int64, _ totalBytes: Int64?) -> Void)? = nil,
+        isIdempotent: Bool? = nil
     ) {
         self.urlRequest = urlRequest
         self.body = body
         self.downloadDestination = downloadDestination
         self.progress = progress
+        self.isIdempotent = isIdempotent ?? Self.isIdempotent(method: urlRequest.httpMethod)
+    }
+
+    /// Whether `method` is idempotent by RFC 9110 §9.2.2; `nil` counts as `GET`, as it does
+    /// for `URLRequest`.
+    static func isIdempotent(method: String?) -> Bool {
+        ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(method ?? "GET")
     }
 }

@@ -9,8 +9,21 @@ import Foundation
 /// It drives delegate-based tasks rather than `URLSession`'s async methods, because only its
 /// own delegate can make these guarantees on every platform:
 ///
-/// - A redirect to another host (scheme, host or port) drops the `Authorization` header, as
-///   OkHttp and browsers do; on Linux `URLSession` otherwise forwards every header.
+/// - A redirect to another origin (scheme, host or port) drops the `Authorization`,
+///   `Proxy-Authorization` and `Cookie` headers, as OkHttp and browsers do; on Linux
+///   `URLSession` otherwise forwards every header. A redirect to a scheme other than `http`
+///   or `https` is not followed: the 3xx comes back as the response. On Linux, a 307 or 308
+///   for a request with a body also comes back as the response: `URLSession` there would
+///   follow it without the body.
+/// - A request that is not idempotent (``TransportRequest/isIdempotent``) is never sent
+///   twice: when its kept-alive connection turns out to be closed after the body went out,
+///   `URLSession` (libcurl on Linux) would send it again on a new connection; this transport
+///   refuses and the request fails at once with `URLError(.networkConnectionLost)`. (On
+///   Linux, a non-idempotent request without a body is therefore sent with an empty chunked
+///   body, the only way to make libcurl ask before it resends.)
+/// - A response body kept in memory is bounded (``maximumResponseBodySize``), and a body
+///   that cannot be decoded (corrupt gzip, say) fails with
+///   `URLError(.cannotDecodeContentData)`, which ``RetryPolicy`` does not retry.
 /// - A 401 carrying a `Basic` or `Digest` challenge comes back as a ``Response`` at once; on
 ///   Linux a plain task never completes on such a challenge.
 /// - Cancelling the calling `Task` cancels the transfer.
@@ -31,8 +44,31 @@ public final class URLSessionTransport: HTTPTransport {
         self.init(configuration: Self.defaultConfiguration())
     }
 
+    /// The default ``maximumResponseBodySize``: 32 MiB.
+    public static let defaultMaximumResponseBodySize = 32 * 1024 * 1024
+
+    /// The largest response body this transport keeps in memory, in bytes, counted after
+    /// content decoding (so a small gzip body that inflates to gigabytes is caught too).
+    ///
+    /// A larger body fails the request with `URLError(.dataLengthExceedsMaximum)`, whose
+    /// `NSURLErrorFailingURLErrorKey` is the URL that sent it; the transfer is cancelled as
+    /// soon as the bound is passed (at once when the `Content-Length` announces it). The
+    /// successful body of a download goes to its file and is not limited; its error body
+    /// (a 404 page, say) is.
+    public let maximumResponseBodySize: Int
+
     /// A transport whose session uses `configuration`.
-    public init(configuration: URLSessionConfiguration) {
+    ///
+    /// - Parameters:
+    ///   - configuration: the session's configuration;
+    ///     ``defaultConfiguration()`` is Courier's default.
+    ///   - maximumResponseBodySize: the largest response body kept in memory, in bytes; see
+    ///     ``maximumResponseBodySize``. Values below 0 count as 0.
+    public init(
+        configuration: URLSessionConfiguration,
+        maximumResponseBodySize: Int = URLSessionTransport.defaultMaximumResponseBodySize
+    ) {
+        self.maximumResponseBodySize = max(0, maximumResponseBodySize)
         let delegate = URLSessionTransportDelegate()
         #if canImport(FoundationNetworking)
             let queue: OperationQueue = SerialDelegateQueue(label: "Courier.URLSessionTransport")
@@ -69,7 +105,8 @@ public final class URLSessionTransport: HTTPTransport {
     /// `/tmp`).
     public func send(_ request: TransportRequest) async throws -> Response {
         let task = makeTask(for: request)
-        let state = URLSessionTransportDelegate.TaskState(request, transferDirectory: TransferDirectory.current)
+        let state = URLSessionTransportDelegate.TaskState(
+            request, transferDirectory: TransferDirectory.current, maximumBodySize: maximumResponseBodySize)
         let outcome = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 state.continuation = continuation
@@ -100,6 +137,20 @@ public final class URLSessionTransport: HTTPTransport {
     private func makeTask(for request: TransportRequest) -> URLSessionTask {
         switch request.body {
         case .inline:
+            #if canImport(FoundationNetworking)
+                // libcurl resends a request without a body on a new connection silently, never
+                // asking the delegate (an empty upload body does not change that). With an
+                // empty stream body it must ask for the body again first, which the delegate
+                // refuses for a non-idempotent request. The price: such a request goes out
+                // with `Transfer-Encoding: chunked` and an empty body instead of no body.
+                if !request.isIdempotent, request.urlRequest.httpBody == nil,
+                    request.urlRequest.httpBodyStream == nil
+                {
+                    var streamed = request.urlRequest
+                    streamed.httpBodyStream = InputStream(data: Data())
+                    return session.dataTask(with: streamed)
+                }
+            #endif
             return session.dataTask(with: request.urlRequest)
         case .data(let data):
             return session.uploadTask(with: request.urlRequest, from: data)

@@ -4,17 +4,40 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The header and challenge rules: a cross-origin redirect drops `Authorization`, and an
-/// HTTP auth challenge ends as the 401 response it came with.
+/// The header and challenge rules: a cross-origin redirect drops the credentials meant for
+/// the first origin, and an HTTP auth challenge ends as the 401 response it came with.
 extension URLSessionTransportDelegate: URLSessionTaskDelegate {
+    /// The headers that carry credentials for one origin, dropped on a redirect to another:
+    /// the caller's credentials (`Authorization`), the proxy's (`Proxy-Authorization`: a
+    /// proxy on the new path could read them) and the session (`Cookie`; cookies that the
+    /// new origin may see come from the session's cookie storage, not from this header).
+    static let originBoundHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask,
         willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
         completionHandler: @escaping (URLRequest?) -> Void
     ) {
+        // Only http and https are followed: a redirect to file:, ftp: or anything else comes
+        // back as the 3xx response it is.
+        guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            completionHandler(nil)
+            return
+        }
+        #if canImport(FoundationNetworking)
+            // A 307 or 308 asks for the same request, body included, at the new location;
+            // swift-corelibs-foundation follows it with the method but without the body (a
+            // POST arrives empty). Stop here instead: the caller gets the 307 or 308 itself.
+            if response.statusCode == 307 || response.statusCode == 308, withState(task, { $0.hasBody }) == true {
+                completionHandler(nil)
+                return
+            }
+        #endif
         var redirected = request
         if Self.isCrossOrigin(from: response.url ?? task.currentRequest?.url, to: request.url) {
-            redirected.setValue(nil, forHTTPHeaderField: "Authorization")
+            for name in Self.originBoundHeaders {
+                redirected.setValue(nil, forHTTPHeaderField: name)
+            }
         }
         completionHandler(redirected)
     }

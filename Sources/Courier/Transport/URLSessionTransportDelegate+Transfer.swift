@@ -17,7 +17,13 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
             // Only a success goes to the destination; an error body stays in memory, so a
             // 401 or a 404 page never replaces a good file.
             guard state.destination != nil, let httpResponse, (200..<300).contains(httpResponse.statusCode)
-            else { return .allow }
+            else {
+                if Self.announcesTooLargeBody(response, request: state.request, limit: state.maximumBodySize) {
+                    state.bodyTooLarge = true
+                    return .cancel
+                }
+                return .allow
+            }
             do {
                 state.download = try DownloadFile(in: state.transferDirectory)
                 return .allow
@@ -27,11 +33,16 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
             }
         }
         completionHandler(disposition ?? .allow)
+        // swift-corelibs-foundation ignores the disposition: cancel the transfer itself.
+        if disposition == .cancel {
+            dataTask.cancel()
+        }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         typealias Report = (progress: @Sendable (Int64, Int64?) -> Void, received: Int64, expected: Int64?)
         let outcome = withState(dataTask) { state -> (report: Report?, failed: Bool) in
+            if state.bodyTooLarge { return (nil, false) }
             if let download = state.download {
                 do {
                     try download.write(data)
@@ -39,6 +50,12 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
                     state.fileError = error
                     return (nil, true)
                 }
+            } else if data.count > state.maximumBodySize - state.data.count {
+                // Cancel as soon as the bound is passed: a gzip bomb is counted after
+                // decoding, and nothing more of it is kept.
+                state.bodyTooLarge = true
+                state.data = Data()
+                return (nil, true)
             } else {
                 state.data.append(data)
             }
@@ -67,10 +84,40 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
         _ session: URLSession, task: URLSessionTask,
         needNewBodyStream completionHandler: @escaping (InputStream?) -> Void
     ) {
-        // libcurl rewinds a streamed body when it resends a request (on a new connection,
-        // say): give it the file from the start again.
-        let file = withState(task) { $0.uploadFile } ?? nil
-        completionHandler(file.flatMap { InputStream(url: $0) })
+        // libcurl asks for the body again when it resends a request on its own: a kept-alive
+        // connection that the server closed after reading the whole body looks to it like a
+        // stale connection. An idempotent file upload may go again, from the start. Anything
+        // else is refused: a non-idempotent request is never sent twice behind the caller's
+        // back, and an in-memory body cannot be rewound by swift-corelibs-foundation (it
+        // would send the headers alone and wait for a body that never comes).
+        let decision = withState(task) { state -> (file: URL?, streamed: Bool) in
+            if state.isIdempotent, let file = state.uploadFile { return (file, true) }
+            state.resendRefused = true
+            #if canImport(FoundationNetworking)
+                return (nil, state.uploadFile != nil || task.originalRequest?.httpBodyStream != nil)
+            #else
+                return (nil, false)
+            #endif
+        }
+        guard let decision else {
+            completionHandler(nil)
+            return
+        }
+        if let file = decision.file {
+            if let stream = InputStream(url: file) {
+                completionHandler(stream)
+                return
+            }
+            // The file is gone: the request cannot be sent again; say so rather than "cancelled".
+            withState(task) { $0.resendRefused = true }
+        }
+        // This callback runs on the session's own queue, which `cancel()` waits for: cancel
+        // from elsewhere. A streamed body is also given a stream that fails its first read,
+        // so libcurl aborts before it sends a single byte of body; an in-memory body cannot
+        // be replaced (corelibs would trap), so the request goes out with no body and the
+        // cancellation ends it: the server never receives a complete second request.
+        DispatchQueue.global().async { task.cancel() }
+        completionHandler(decision.streamed ? RefusedBodyStream() : nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -79,26 +126,45 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
         continuation.resume(with: Self.outcome(of: state, task: task, error: error))
     }
 
-    /// libcurl reports a body cut short of its `Content-Length` as an unknown error (-1);
-    /// call it what it is, a connection lost mid-response, as Apple's URLSession does.
+    /// libcurl reports most failures as an unknown error (-1); call them what they are, as
+    /// Apple's URLSession does: a body it could not decode (corrupt gzip or deflate) is
+    /// `cannotDecodeContentData`, which no retry can fix; a body cut short of its
+    /// `Content-Length` is a connection lost mid-response.
     static func clarified(_ error: any Error, state: TaskState) -> any Error {
-        guard let urlError = error as? URLError, urlError.code == .unknown, let response = state.response,
-            response.expectedContentLength > state.receivedBytes
-        else { return error }
+        guard let urlError = error as? URLError, urlError.code == .unknown else { return error }
+        if isDecodingFailure(urlError, response: state.response) {
+            return URLError(.cannotDecodeContentData, userInfo: urlError.userInfo)
+        }
+        guard let response = state.response, response.expectedContentLength > state.receivedBytes else {
+            return error
+        }
         return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
+    }
+
+    /// The error of a task that the transport ended itself: its download file could not be
+    /// written, its body passed the bound, or it was not to be sent again.
+    private static func transportFailure(of state: TaskState, task: URLSessionTask) -> (any Error)? {
+        if let fileError = state.fileError { return fileError }
+        if state.bodyTooLarge { return bodyTooLargeError(state: state, url: task.currentRequest?.url) }
+        if state.resendRefused { return resendRefusedError(state: state, url: task.currentRequest?.url) }
+        return nil
     }
 
     private static func outcome(of state: TaskState, task: URLSessionTask, error: (any Error)?) -> Result<
         Outcome, any Error
     > {
+        // A task the transport ended itself fails with its own error, whatever `URLSession`
+        // reported (a `.cancel` disposition completes the task without an error).
+        if let failure = transportFailure(of: state, task: task) {
+            state.download?.discard()
+            return .failure(state.cancelledByCaller ? URLError(.cancelled) : failure)
+        }
         if let error {
             let endedByChallenge =
                 state.challengeEnded && !state.cancelledByCaller && (error as? URLError)?.code == .cancelled
             if !endedByChallenge {
                 state.download?.discard()
-                if let fileError = state.fileError, !state.cancelledByCaller {
-                    return .failure(fileError)
-                }
+
                 return .failure(clarified(error, state: state))
             }
         }

@@ -25,6 +25,13 @@ final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {  // `lo
         let uploadFile: URL?
         /// Where a download's temporary file goes.
         let transferDirectory: URL
+        /// Whether `URLSession` may send the request again on its own (see
+        /// ``TransportRequest/isIdempotent``).
+        let isIdempotent: Bool
+        /// The largest body kept in memory, in bytes (after content decoding).
+        let maximumBodySize: Int
+        /// Whether the request has a body (inline, uploaded from memory or streamed).
+        let hasBody: Bool
         var continuation: CheckedContinuation<Outcome, any Error>?
         var response: HTTPURLResponse?
         var data = Data()
@@ -37,8 +44,13 @@ final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {  // `lo
         var challengeEnded = false
         /// Set when the caller cancelled; a cancellation then always wins.
         var cancelledByCaller = false
+        /// Set when `URLSession` asked for the body again to resend the request and the
+        /// transport refused; the task ends as a lost connection.
+        var resendRefused = false
+        /// Set when the in-memory body passed ``maximumBodySize``; the task was cancelled.
+        var bodyTooLarge = false
 
-        init(_ request: TransportRequest, transferDirectory: URL) {
+        init(_ request: TransportRequest, transferDirectory: URL, maximumBodySize: Int) {
             self.request = request.urlRequest
             self.destination = request.downloadDestination
             self.progress = request.progress
@@ -55,6 +67,11 @@ final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {  // `lo
                 self.uploadFile = url
             }
             self.transferDirectory = transferDirectory
+            self.isIdempotent = request.isIdempotent
+            self.hasBody =
+                request.body.isUpload || request.urlRequest.httpBody?.isEmpty == false
+                || request.urlRequest.httpBodyStream != nil
+            self.maximumBodySize = maximumBodySize
         }
     }
 

@@ -34,5 +34,14 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
         }
     }
 
+    /// A new transport of this kind that keeps at most `bytes` of a response body in memory.
+    func make(maximumResponseBodySize bytes: Int) -> any HTTPTransport {
+        switch self {
+        case .urlSession:
+            URLSessionTransport(
+                configuration: URLSessionTransport.defaultConfiguration(), maximumResponseBodySize: bytes)
+        }
+    }
+
     var testDescription: String { rawValue }
 }

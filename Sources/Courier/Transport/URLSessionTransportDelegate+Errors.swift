@@ -1,0 +1,101 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The errors the transport's own rules end a task with, and how it recognises the ones
+/// libcurl reports vaguely.
+extension URLSessionTransportDelegate {
+    /// Whether a response's `Content-Length` already says its body will not fit in `limit`
+    /// bytes. Only a body without a content coding is judged by its length: a decoded body
+    /// is counted as it arrives. The answer to a `HEAD`, a 204 or a 304 has no body, whatever
+    /// its `Content-Length` says.
+    static func announcesTooLargeBody(_ response: URLResponse, request: URLRequest, limit: Int) -> Bool {
+        guard response.expectedContentLength > Int64(limit), request.httpMethod?.uppercased() != "HEAD" else {
+            return false
+        }
+        if let status = (response as? HTTPURLResponse)?.statusCode, status == 204 || status == 304 {
+            return false
+        }
+        let coding = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding")
+        return coding.map { $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity" } ?? true
+    }
+
+    /// Whether libcurl failed to decode the body (its message for CURLE_BAD_CONTENT_ENCODING
+    /// is "Error while processing content unencoding: …", or "Unrecognized content
+    /// encoding type…") of a response that has a content coding.
+    static func isDecodingFailure(_ error: URLError, response: HTTPURLResponse?) -> Bool {
+        guard let coding = response?.value(forHTTPHeaderField: "Content-Encoding"),
+            !coding.trimmingCharacters(in: .whitespaces).isEmpty
+        else { return false }
+        let message =
+            ((error.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription ?? "")
+            + " " + error.localizedDescription
+        return message.lowercased().contains("encoding")
+    }
+
+    /// The body in memory passed the transport's bound.
+    static func bodyTooLargeError(state: TaskState, url: URL?) -> URLError {
+        let url = url ?? state.request.url
+        return URLError(
+            .dataLengthExceedsMaximum,
+            userInfo: userInfo(
+                url: url,
+                description:
+                    "\(describe(state.request, url: url)) failed: the response body is larger than the transport's "
+                    + "limit of \(state.maximumBodySize) bytes (maximumResponseBodySize); the transfer was cancelled."))
+    }
+
+    /// `URLSession` asked for the body again to resend the request on its own, and the
+    /// transport refused.
+    static func resendRefusedError(state: TaskState, url: URL?) -> URLError {
+        let url = url ?? state.request.url
+        let why =
+            state.isIdempotent
+            ? "its in-memory body cannot be sent again on a new connection"
+            : "it is not idempotent, so it is not sent again unless a RetryPolicy allows it"
+        return URLError(
+            .networkConnectionLost,
+            userInfo: userInfo(
+                url: url,
+                description:
+                    "\(describe(state.request, url: url)) failed: the connection was lost after the request was sent, "
+                    + "and \(why)."))
+    }
+
+    /// `METHOD scheme://host:port/path`: no query, no user info (either may hold a secret).
+    private static func describe(_ request: URLRequest, url: URL?) -> String {
+        let method = request.httpMethod ?? "GET"
+        guard let url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return method
+        }
+        components.user = nil
+        components.password = nil
+        components.query = nil
+        components.fragment = nil
+        return "\(method) \(components.string ?? "")"
+    }
+
+    private static func userInfo(url: URL?, description: String) -> [String: Any] {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: description]
+        if let url {
+            info[NSURLErrorFailingURLErrorKey] = url
+        }
+        return info
+    }
+}
+
+/// The body stream handed to `URLSession` when the transport refuses to resend a request:
+/// its first read fails, so libcurl aborts the transfer before it sends any of the body.
+final class RefusedBodyStream: InputStream {
+    init() {
+        super.init(data: Data())
+    }
+
+    override var hasBytesAvailable: Bool { true }
+
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int { -1 }
+
+    override var streamError: (any Error)? { URLError(.networkConnectionLost) }
+}
