@@ -7,6 +7,9 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// The tests import the test server as `CourierTestServer`, its name in the root package.
+let testServerAlias: [SwiftSetting] = [.unsafeFlags(["-module-alias", "CourierTestServer=CurlTestServer"])]
+
 let package = Package(
     name: "CourierCurl",
     platforms: [.macOS(.v13)],
@@ -27,6 +30,24 @@ let package = Package(
         .target(
             name: "CourierCurl",
             dependencies: ["CCurl", .product(name: "Courier", package: "Courier")]
+        ),
+        // The root package's test server (Tests/CourierTestServer links to ../../../Tests/Server,
+        // so server.py is found beside its sources). Not a product. Target names are unique
+        // across packages, so it is named CurlTestServer here, and the tests, which import
+        // CourierTestServer, see it under that name (-module-alias).
+        .target(name: "CurlTestServer", path: "Tests/CourierTestServer", exclude: ["server.py", "README.md"]),
+        // The root package's transport-level integration tests (linked, not copied), run
+        // against both transports by this package's own TransportUnderTest.
+        .testTarget(
+            name: "CurlIntegrationTests",
+            dependencies: ["CourierCurl", "CurlTestServer", .product(name: "Courier", package: "Courier")],
+            swiftSettings: testServerAlias
+        ),
+        // What only CurlTransport does: pinning, connection reuse, its loop thread.
+        .testTarget(
+            name: "CourierCurlTests",
+            dependencies: ["CourierCurl", "CurlTestServer", .product(name: "Courier", package: "Courier")],
+            swiftSettings: testServerAlias
         ),
     ],
     swiftLanguageModes: [.v6]
