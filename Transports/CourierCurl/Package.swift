@@ -47,6 +47,7 @@ let package = Package(
         .testTarget(
             name: "CourierCurlTests",
             dependencies: ["CourierCurl", "CurlTestServer", .product(name: "Courier", package: "Courier")],
+            exclude: ["tls_server.py"],
             swiftSettings: testServerAlias
         ),
     ],

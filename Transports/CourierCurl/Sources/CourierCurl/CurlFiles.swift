@@ -100,7 +100,9 @@ final class CurlUploadReader {
                 let count = Glibc.read(descriptor, buffer.baseAddress!, buffer.count)
                 if count >= 0 { return count }
                 if errno != EINTR {
-                    throw CocoaError(.fileReadUnknown, userInfo: [NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(errno))])
+                    throw CocoaError(
+                        .fileReadUnknown,
+                        userInfo: [NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(errno))])
                 }
             }
         }

@@ -17,13 +17,19 @@ extension CurlLoop {
         }
         guard transfer.head.isComplete else {
             release(transfer, multi: multi, added: true, keepDownload: false)
-            finish(transfer, with: .failure(transfer.urlError(.badServerResponse, "The response has no complete header.")))
+            finish(
+                transfer, with: .failure(transfer.urlError(.badServerResponse, "The response has no complete header.")))
             return
         }
         if transfer.discardsBody {
             follow(transfer, multi: multi)
             return
         }
+        respond(transfer, multi: multi)
+    }
+
+    /// Ends the transfer with the response that arrived.
+    private func respond(_ transfer: CurlTransfer, multi: UnsafeMutableRawPointer) {
         let head = transfer.head
         guard
             let httpResponse = HTTPURLResponse(
@@ -57,23 +63,8 @@ extension CurlLoop {
 
     /// Sends the transfer on to its `Location`, as the redirect rules say.
     private func follow(_ transfer: CurlTransfer, multi: UnsafeMutableRawPointer) {
-        var location: UnsafeMutablePointer<CChar>?
-        let target: URL? =
-            if let easy = transfer.easy, courier_easy_getinfo_string(easy, CURLINFO_REDIRECT_URL, &location) == CURLE_OK,
-                let location
-            {
-                URL(string: String(cString: location))
-            } else {
-                nil
-            }
+        guard let target = transfer.redirectTarget else { return respond(transfer, multi: multi) }
         release(transfer, multi: multi, added: true, keepDownload: false)
-        guard let target, let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            finish(
-                transfer,
-                with: .failure(
-                    transfer.urlError(.redirectToNonExistentLocation, "The redirect's Location is not an http(s) URL.")))
-            return
-        }
         guard transfer.redirectCount < transfer.plan.maximumRedirects else {
             finish(
                 transfer,

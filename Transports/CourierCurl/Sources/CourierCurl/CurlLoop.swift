@@ -27,26 +27,63 @@ final class CurlLoop: @unchecked Sendable {
     /// The longest sleep between two looks at the time-outs, in milliseconds.
     private static let longestSleep: Int32 = 1000
 
+    /// What the loop has done so far, for tests and diagnostics.
+    struct Statistics: Sendable {
+        /// Easy handles created; the rest of the requests reused pooled ones.
+        var easyHandlesCreated = 0
+        /// Connections libcurl opened; the rest of the requests reused kept-alive ones.
+        var connectionsOpened = 0
+        /// Hops sent (a redirect counts as a second hop).
+        var hopsStarted = 0
+        /// Times another thread woke the loop from `curl_multi_poll`.
+        var wakeups = 0
+    }
+
     private let lock = NSLock()
+    private var stats = Statistics()
     private var commands: [Command] = []
     private var isSleeping = false
     private var isStopping = false
     private var multi: UnsafeMutableRawPointer?
+    private var loopThread: pthread_t?
 
     // Loop thread only.
     private var pool: [UnsafeMutableRawPointer] = []
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
 
+    /// Starts the loop thread, which creates the multi handle; returns once it has.
     init(maximumIdleConnections: Int) {
-        curlGlobalInit
-        let multi = curl_multi_init()
-        // The cache otherwise shrinks with the number of handles in use, and a quiet spell
-        // (no handle in use) would close every kept-alive connection.
-        _ = courier_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(1, min(maximumIdleConnections, 10_000)))
-        self.multi = multi
-        let thread = Thread { [self] in run() }
-        thread.name = "Courier.CurlTransport"
+        let ready = DispatchSemaphore(value: 0)
+        let connections = max(1, min(maximumIdleConnections, 10_000))
+        let thread = Thread { [self] in
+            curlGlobalInit
+            let multi = curl_multi_init()
+            // The cache otherwise shrinks with the number of handles in use, and a quiet
+            // spell (no handle in use) would close every kept-alive connection.
+            _ = courier_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, connections)
+            lock.withLock {
+                self.multi = multi
+                loopThread = pthread_self()
+            }
+            ready.signal()
+            if let multi { run(multi) }
+        }
+        thread.name = Self.threadName
         thread.start()
+        ready.wait()
+    }
+
+    /// The loop thread's name, which libcurl's callbacks (and progress closures) run on.
+    static let threadName = "Courier.CurlTransport"
+
+    /// Whether the caller runs on the loop thread.
+    var isOnLoopThread: Bool {
+        lock.withLock { loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+
+    /// What the loop has done so far.
+    var statistics: Statistics {
+        lock.withLock { stats }
     }
 
     /// Hands `transfer` to the loop; its continuation gets the outcome.
@@ -81,6 +118,7 @@ final class CurlLoop: @unchecked Sendable {
             commands.append(command)
             if isSleeping {
                 isSleeping = false
+                stats.wakeups += 1
                 curl_multi_wakeup(multi)
             }
             return true
@@ -89,8 +127,7 @@ final class CurlLoop: @unchecked Sendable {
 
     // MARK: - The loop thread
 
-    private func run() {
-        guard let multi = lock.withLock({ self.multi }) else { return }
+    private func run(_ multi: UnsafeMutableRawPointer) {
         while true {
             let (pending, stopping) = lock.withLock { () -> ([Command], Bool) in
                 defer { commands.removeAll(keepingCapacity: true) }
@@ -132,7 +169,8 @@ final class CurlLoop: @unchecked Sendable {
 
     /// Starts the transfer's current hop on an easy handle from the pool.
     func begin(_ transfer: CurlTransfer, multi: UnsafeMutableRawPointer, now: UInt64) {
-        guard let easy = pool.popLast() ?? curl_easy_init() else {
+        let pooled = pool.popLast()
+        guard let easy = pooled ?? curl_easy_init() else {
             finish(transfer, with: .failure(transfer.urlError(.cannotLoadFromNetwork, "libcurl is out of memory.")))
             return
         }
@@ -144,6 +182,10 @@ final class CurlLoop: @unchecked Sendable {
             return
         }
         active[easy] = transfer
+        lock.withLock {
+            stats.hopsStarted += 1
+            if pooled == nil { stats.easyHandlesCreated += 1 }
+        }
         _ = curl_multi_add_handle(multi, easy)
     }
 
@@ -187,6 +229,10 @@ final class CurlLoop: @unchecked Sendable {
     /// Takes the transfer's easy handle back: out of the multi, reset, into the pool.
     func release(_ transfer: CurlTransfer, multi: UnsafeMutableRawPointer, added: Bool, keepDownload: Bool) {
         if let easy = transfer.easy {
+            var connects = 0
+            if courier_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK, connects > 0 {
+                lock.withLock { stats.connectionsOpened += connects }
+            }
             if added { _ = curl_multi_remove_handle(multi, easy) }
             active[easy] = nil
             curl_easy_reset(easy)

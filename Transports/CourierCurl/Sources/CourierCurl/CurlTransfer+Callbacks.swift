@@ -60,7 +60,13 @@ extension CurlTransfer {
 
     private func headersComplete() -> Bool {
         let status = head.statusCode
-        if Self.redirectCodes.contains(status), head.value("Location") != nil {
+        // Only http(s) is followed; any other Location (file:, a custom scheme) leaves the
+        // 3xx as the answer, as URLSessionTransport does.
+        if Self.redirectCodes.contains(status), let location = head.value("Location"),
+            let target = URL(string: location, relativeTo: hop.url)?.absoluteURL,
+            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        {
+            redirectTarget = target
             discardsBody = true
             return true
         }

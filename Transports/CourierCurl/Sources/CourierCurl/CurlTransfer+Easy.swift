@@ -80,7 +80,9 @@ extension CurlTransfer {
             set(CURLOPT_CUSTOMREQUEST, hop.method)
             set(CURLOPT_READFUNCTION, curlReadCallback)
             set(CURLOPT_READDATA, pointer: me)
-            check(courier_easy_setopt_off(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(hop.body.size ?? 0)), CURLOPT_INFILESIZE_LARGE)
+            check(
+                courier_easy_setopt_off(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(hop.body.size ?? 0)),
+                CURLOPT_INFILESIZE_LARGE)
         }
 
         var list: UnsafeMutablePointer<curl_slist>?
@@ -97,7 +99,8 @@ extension CurlTransfer {
             throw URLError(
                 .unknown,
                 userInfo: [
-                    NSLocalizedDescriptionKey: "libcurl refused option \(failed.rawValue); CurlTransport needs libcurl 7.85 or later.",
+                    NSLocalizedDescriptionKey:
+                        "libcurl refused option \(failed.rawValue); CurlTransport needs libcurl 7.85 or later.",
                     NSURLErrorFailingURLErrorKey: hop.url,
                 ])
         }

@@ -51,6 +51,8 @@ final class CurlTransfer: @unchecked Sendable {
     var head = CurlResponseHead()
     /// The body is a redirect's, which is dropped.
     var discardsBody = false
+    /// Where the redirect being received leads.
+    var redirectTarget: URL?
     var data = Data()
     var receivedBytes: Int64 = 0
     var download: CurlDownloadFile?
@@ -79,6 +81,7 @@ final class CurlTransfer: @unchecked Sendable {
     func resetForNextHop() {
         head = CurlResponseHead()
         discardsBody = false
+        redirectTarget = nil
         data = Data()
         receivedBytes = 0
         sentBytes = 0

@@ -35,8 +35,12 @@ import Foundation
 ///
 /// Progress callbacks run on the transport's thread: keep them short.
 public final class CurlTransport: HTTPTransport {
-    private let loop: CurlLoop
+    let loop: CurlLoop
     private let configuration: Configuration
+
+    /// The largest response body this transport keeps in memory, in bytes (after content
+    /// decoding); see ``Configuration/maximumResponseBodySize``.
+    public var maximumResponseBodySize: Int { configuration.maximumResponseBodySize }
 
     /// A transport with the default ``Configuration``.
     public convenience init() {
