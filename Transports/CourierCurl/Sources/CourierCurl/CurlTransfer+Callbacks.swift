@@ -129,10 +129,14 @@ extension CurlTransfer {
     }
 
     func rewindUpload(to offset: Int64, origin: Int32) -> Int32 {
-        // Refusing makes libcurl fail the request rather than send a non-idempotent body
-        // again behind the caller's back.
-        guard plan.isIdempotent, origin == SEEK_SET, let upload, upload.seek(to: offset) else {
-            if !plan.isIdempotent { failure = notResent() }
+        // libcurl rewinds when it resends on its own (a kept-alive connection the server
+        // closed after reading the body looks stale to it). As in URLSessionTransport, only an
+        // idempotent file upload goes again; anything else fails as a lost connection, so a
+        // non-idempotent request is never sent twice behind the caller's back, and a retry
+        // is the RetryPolicy's to count.
+        guard plan.isIdempotent, case .file = hop.body, origin == SEEK_SET, let upload, upload.seek(to: offset)
+        else {
+            failure = notResent()
             return courier_curl_seekfunc_cantseek
         }
         sentBytes = offset
@@ -164,8 +168,6 @@ extension CurlTransfer {
     }
 
     private func notResent() -> URLError {
-        urlError(
-            .networkConnectionLost,
-            "The connection was lost, and the request is not idempotent, so it was not sent again.")
+        urlError(.networkConnectionLost, "The connection was lost after the request was sent; it was not sent again.")
     }
 }
