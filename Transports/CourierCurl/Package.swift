@@ -14,7 +14,8 @@ let package = Package(
     name: "CourierCurl",
     platforms: [.macOS(.v13)],
     products: [
-        .library(name: "CourierCurl", targets: ["CourierCurl"])
+        .library(name: "CourierCurl", targets: ["CourierCurl"]),
+        .executable(name: "CourierCurlBenchmarks", targets: ["CourierCurlBenchmarks"]),
     ],
     dependencies: [
         .package(name: "Courier", path: "../..")
@@ -30,6 +31,13 @@ let package = Package(
         .target(
             name: "CourierCurl",
             dependencies: ["CCurl", .product(name: "Courier", package: "Courier")]
+        ),
+        // `scripts/bench` runs it after the root benchmark (see BENCHMARKS.md). Not part of
+        // `swift test`.
+        .executableTarget(
+            name: "CourierCurlBenchmarks",
+            dependencies: ["CourierCurl", .product(name: "Courier", package: "Courier")],
+            path: "Benchmarks/CourierCurlBenchmarks"
         ),
         // The root package's test server (Tests/CourierTestServer links to ../../../Tests/Server,
         // so server.py is found beside its sources). Not a product. Target names are unique
