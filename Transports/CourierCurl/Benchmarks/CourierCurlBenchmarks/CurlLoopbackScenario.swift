@@ -64,8 +64,15 @@ struct CurlLoopbackScenario {
         }
 
         var sequential: [String: [Sample]] = [:]
-        for _ in 0..<sequentialRounds {
-            for (name, client) in clients {
+        // The clients take turns, in an order that rotates every round (A B C, B C A, C A B).
+        func rotated(_ round: Int) -> [(name: String, client: Client)] {
+            let start = round % clients.count
+            let head: [(name: String, client: Client)] = Array(clients[start...])
+            let tail: [(name: String, client: Client)] = Array(clients[..<start])
+            return head + tail
+        }
+        for round in 0..<sequentialRounds {
+            for (name, client) in rotated(round) {
                 let sample = await Sample.measure(requests: sequentialPerRound) {
                     var failed = 0
                     for _ in 0..<sequentialPerRound where await !client() { failed += 1 }
@@ -76,8 +83,8 @@ struct CurlLoopbackScenario {
             }
         }
         var concurrent: [String: [Sample]] = [:]
-        for _ in 0..<concurrentRounds {
-            for (name, client) in clients {
+        for round in 0..<concurrentRounds {
+            for (name, client) in rotated(round) {
                 let sample = await Sample.measure(requests: concurrentPerRound) {
                     await Self.concurrent(total: concurrentPerRound, width: inFlight, client)
                 }
@@ -142,7 +149,8 @@ struct CurlLoopbackScenario {
         result.table = rows.map { "| Loopback, curl | \($0.0) | \($0.1) | \($0.2) | \($0.3) |" }.joined(separator: "\n")
         result.table +=
             "\n\nLoopback through CurlTransport: \(sequentialRounds) interleaved rounds of \(sequentialPerRound) "
-            + "sequential requests and \(concurrentRounds) of \(concurrentPerRound) with \(inFlight) in flight, per client; "
+            + "sequential requests and \(concurrentRounds) of \(concurrentPerRound) with \(inFlight) in flight, per client, "
+            + "in rotating order; ratios round by round; "
             + "raw = URLSession.data(for:) with Courier's configuration; CPU = the process's user + system time "
             + "per request during the client's rounds."
         return result

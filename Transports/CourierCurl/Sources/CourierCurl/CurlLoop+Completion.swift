@@ -9,6 +9,10 @@ import Foundation
 /// The end of a hop: a response, a redirect to follow, or an error. Loop thread only.
 extension CurlLoop {
     func complete(_ transfer: CurlTransfer, result: CURLcode, multi: UnsafeMutableRawPointer) {
+        if transfer.followsAtOnce {
+            follow(transfer, multi: multi)
+            return
+        }
         guard result == CURLE_OK else {
             let error = transfer.failure ?? curlError(result, transfer)
             release(transfer, multi: multi, added: true, keepDownload: false)

@@ -60,6 +60,9 @@ struct CurlRequestPlan: @unchecked Sendable {
             guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
                 throw CurlTransportError.invalidHeaderValue(name: name)
             }
+            // libcurl frames the body itself; a caller's own framing could contradict it
+            // (and smuggle a second request).
+            guard !Self.framingHeaders.contains(name.lowercased()) else { continue }
             headers.append((name, value))
         }
         switch request.body {
@@ -93,6 +96,9 @@ struct CurlRequestPlan: @unchecked Sendable {
         self.pinnedPublicKey = configuration.pinnedPublicKey
         self.certificateAuthorities = configuration.certificateAuthorities?.path
     }
+
+    /// The headers that frame the body, which the transport sets itself.
+    static let framingHeaders: Set<String> = ["content-length", "transfer-encoding"]
 
     /// The longest time-out the transport honours: 30 days (libcurl counts milliseconds in
     /// a `long`; an unbounded conversion could overflow).

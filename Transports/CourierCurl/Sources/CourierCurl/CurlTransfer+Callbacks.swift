@@ -43,6 +43,8 @@ let curlPrereqCallback: courier_curl_prereq_callback = { userdata, _, _, _, _ in
 extension CurlTransfer {
     /// The status codes whose `Location` the transport follows.
     static let redirectCodes: Set<Int> = [301, 302, 303, 307, 308]
+    /// The most of a redirect's body that is read (and dropped) to keep its connection.
+    static let longestDiscardedBody = 64 * 1024
 
     /// Returns `false` to stop the transfer (``failure`` says why).
     func takeHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
@@ -80,17 +82,37 @@ extension CurlTransfer {
             return true
         }
         let hasNoBody = hop.method.uppercased() == "HEAD" || status == 204 || status == 304
-        if !hasNoBody, let length = head.contentLength, length > Int64(plan.maximumBodySize) {
-            failure = tooLarge()
-            return false
+        if !hasNoBody, let length = head.contentLength {
+            guard length <= Int64(plan.maximumBodySize) else {
+                failure = tooLarge()
+                return false
+            }
+            // Coded bodies grow when decoded; a plain one is exactly this long.
+            if !isContentCoded { data.reserveCapacity(Int(length)) }
         }
         return true
+    }
+
+    /// Whether the body arrives gzip- or otherwise coded, so that its `Content-Length`
+    /// counts coded bytes, not the decoded ones the callbacks see.
+    var isContentCoded: Bool {
+        guard let coding = head.value("Content-Encoding")?.trimmingCharacters(in: .whitespaces) else { return false }
+        return !coding.isEmpty && coding.lowercased() != "identity"
     }
 
     /// Returns `false` to stop the transfer (``failure`` says why).
     func takeBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
         lastActivity = CurlClock.now()
-        if discardsBody { return true }
+        if discardsBody {
+            // A redirect's body is dropped; a long one (a hostile server's endless body)
+            // ends the hop early, and the redirect is followed all the same.
+            discardedBytes += bytes.count
+            if discardedBytes > Self.longestDiscardedBody {
+                followsAtOnce = true
+                return false
+            }
+            return true
+        }
         if let download {
             do {
                 try download.write(bytes)
@@ -107,7 +129,7 @@ extension CurlTransfer {
         }
         receivedBytes += Int64(bytes.count)
         if let progress = plan.progress, !plan.reportsUpload {
-            progress(receivedBytes, head.contentLength)
+            progress(receivedBytes, isContentCoded ? nil : head.contentLength)
         }
         return true
     }

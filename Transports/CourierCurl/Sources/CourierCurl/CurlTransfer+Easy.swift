@@ -91,7 +91,9 @@ extension CurlTransfer {
             list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
         // libcurl would wait for a 100 Continue before a large body: a round trip for nothing.
-        list = curl_slist_append(list, "Expect:")
+        if !hop.headers.contains(where: { $0.name.caseInsensitiveCompare("Expect") == .orderedSame }) {
+            list = curl_slist_append(list, "Expect:")
+        }
         headerList = list
         check(courier_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), CURLOPT_HTTPHEADER)
 

@@ -53,6 +53,10 @@ final class CurlTransfer: @unchecked Sendable {
     var discardsBody = false
     /// Where the redirect being received leads.
     var redirectTarget: URL?
+    /// How much of the redirect's body was dropped so far.
+    var discardedBytes = 0
+    /// The redirect's body was too long to read: the hop was stopped, and is followed.
+    var followsAtOnce = false
     var data = Data()
     var receivedBytes: Int64 = 0
     var download: CurlDownloadFile?
@@ -82,6 +86,8 @@ final class CurlTransfer: @unchecked Sendable {
         head = CurlResponseHead()
         discardsBody = false
         redirectTarget = nil
+        discardedBytes = 0
+        followsAtOnce = false
         data = Data()
         receivedBytes = 0
         sentBytes = 0
