@@ -35,7 +35,8 @@ struct CurlRequestPlan: @unchecked Sendable {
     let progress: (@Sendable (Int64, Int64?) -> Void)?
     let reportsUpload: Bool
     let isIdempotent: Bool
-    let transferDirectory: URL
+    /// Where a download's temporary file goes; `nil` for a request without a destination.
+    let transferDirectory: URL?
     /// The idle time-out, in nanoseconds.
     let idleTimeout: UInt64
     /// The whole request's time-out, in milliseconds.
@@ -47,7 +48,7 @@ struct CurlRequestPlan: @unchecked Sendable {
 
     init(
         _ request: TransportRequest, configuration: CurlTransport.Configuration, isIdempotent: Bool,
-        transferDirectory: URL
+        transferDirectory: URL?
     ) throws {
         let urlRequest = request.urlRequest
         guard let url = urlRequest.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"

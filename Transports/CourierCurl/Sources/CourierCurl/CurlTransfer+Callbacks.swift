@@ -64,7 +64,7 @@ extension CurlTransfer {
         let status = head.statusCode
         // Only http(s) is followed; any other Location (file:, a custom scheme) leaves the
         // 3xx as the answer, as URLSessionTransport does.
-        if Self.redirectCodes.contains(status), let location = head.value("Location"),
+        if Self.redirectCodes.contains(status), let location = head.location,
             let target = URL(string: location, relativeTo: hop.url)?.absoluteURL,
             let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
         {
@@ -72,9 +72,10 @@ extension CurlTransfer {
             discardsBody = true
             return true
         }
-        if plan.wantsDownload, (200..<300).contains(status) {
+        expectedBytes = head.isContentCoded ? nil : head.contentLength
+        if plan.wantsDownload, let directory = plan.transferDirectory, (200..<300).contains(status) {
             do {
-                download = try CurlDownloadFile(in: plan.transferDirectory)
+                download = try CurlDownloadFile(in: directory)
             } catch {
                 failure = error
                 return false
@@ -88,16 +89,9 @@ extension CurlTransfer {
                 return false
             }
             // Coded bodies grow when decoded; a plain one is exactly this long.
-            if !isContentCoded { data.reserveCapacity(Int(length)) }
+            if !head.isContentCoded { data.reserveCapacity(Int(length)) }
         }
         return true
-    }
-
-    /// Whether the body arrives gzip- or otherwise coded, so that its `Content-Length`
-    /// counts coded bytes, not the decoded ones the callbacks see.
-    var isContentCoded: Bool {
-        guard let coding = head.value("Content-Encoding")?.trimmingCharacters(in: .whitespaces) else { return false }
-        return !coding.isEmpty && coding.lowercased() != "identity"
     }
 
     /// Returns `false` to stop the transfer (``failure`` says why).
@@ -129,7 +123,7 @@ extension CurlTransfer {
         }
         receivedBytes += Int64(bytes.count)
         if let progress = plan.progress, !plan.reportsUpload {
-            progress(receivedBytes, isContentCoded ? nil : head.contentLength)
+            progress(receivedBytes, expectedBytes)
         }
         return true
     }

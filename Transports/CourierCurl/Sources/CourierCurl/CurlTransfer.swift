@@ -59,6 +59,8 @@ final class CurlTransfer: @unchecked Sendable {
     var followsAtOnce = false
     var data = Data()
     var receivedBytes: Int64 = 0
+    /// The decoded body's length, when the response says it (for progress).
+    var expectedBytes: Int64?
     var download: CurlDownloadFile?
     var upload: CurlUploadReader?
     var sentBytes: Int64 = 0
@@ -90,6 +92,7 @@ final class CurlTransfer: @unchecked Sendable {
         followsAtOnce = false
         data = Data()
         receivedBytes = 0
+        expectedBytes = nil
         sentBytes = 0
         sendAttempts = 0
         failure = nil

@@ -63,9 +63,10 @@ public final class CurlTransport: HTTPTransport {
     ///   ``CurlTransportError`` for a request that cannot be sent as it is, or
     ///   `CancellationError` when the calling task was cancelled.
     public func send(_ request: TransportRequest) async throws -> Response {
+        // Only a download writes a file; the directory is the task's, so it is read here.
         let plan = try CurlRequestPlan(
             request, configuration: configuration, isIdempotent: Self.isIdempotent(request),
-            transferDirectory: TransferDirectory.current)
+            transferDirectory: request.downloadDestination == nil ? nil : TransferDirectory.current)
         let transfer = CurlTransfer(plan: plan)
         let outcome = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
