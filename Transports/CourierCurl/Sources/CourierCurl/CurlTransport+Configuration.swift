@@ -1,7 +1,7 @@
 import Foundation
 
 extension CurlTransport {
-    /// The options of a ``CurlTransport``; the defaults match ``Courier/URLSessionTransport``'s.
+    /// The options of a ``CurlTransport``; the defaults match `URLSessionTransport`'s.
     ///
     /// ```swift
     /// var configuration = CurlTransport.Configuration()
@@ -53,6 +53,6 @@ extension CurlTransport {
         public init() {}
     }
 
-    /// The default in-memory response bound: 32 MiB, as ``Courier/URLSessionTransport``'s.
+    /// The default in-memory response bound: 32 MiB, as `URLSessionTransport`'s.
     public static let defaultMaximumResponseBodySize = 32 * 1024 * 1024
 }

@@ -6,7 +6,7 @@ import Foundation
 #endif
 
 /// A transport that drives libcurl directly: several times faster than
-/// ``Courier/URLSessionTransport`` on Linux, for a service that sends many API requests.
+/// `URLSessionTransport` on Linux, for a service that sends many API requests.
 ///
 /// Adopting it is one line:
 ///
@@ -16,12 +16,12 @@ import Foundation
 ///
 /// Each transport runs one thread of its own, on which libcurl's multi interface sends every
 /// request: connections are kept alive and reused, and the handles of finished requests are
-/// reused by the next. It keeps every guarantee ``Courier/URLSessionTransport`` makes:
+/// reused by the next. It keeps every guarantee `URLSessionTransport` makes:
 ///
 /// - Redirects are followed by the transport (a 303 becomes a `GET`, a 307 or 308 keeps its
 ///   method and body, at most ``Configuration/maximumRedirects`` hops), and a redirect to
 ///   another origin drops `Authorization`, `Cookie` and `Proxy-Authorization`.
-/// - A 401 comes back as a ``Courier/Response`` with its body, whatever its challenge.
+/// - A 401 comes back as a `Response` with its body, whatever its challenge.
 /// - Cancelling the calling `Task` stops the transfer at once.
 /// - Uploads stream from memory or disk; downloads are written to a file as they arrive and a
 ///   failed or cancelled one leaves no file; bodies kept in memory are bounded.
@@ -57,7 +57,7 @@ public final class CurlTransport: HTTPTransport {
         loop.stop()
     }
 
-    /// Sends `request`; see ``Courier/HTTPTransport/send(_:)``.
+    /// Sends `request`; see `HTTPTransport.send(_:)`.
     ///
     /// - Throws: a `URLError` for a network failure (with the failing URL in its `userInfo`),
     ///   ``CurlTransportError`` for a request that cannot be sent as it is, or
