@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(
             name: "CourierCurlTests",
             dependencies: ["CourierCurl", "CurlTestServer", .product(name: "Courier", package: "Courier")],
-            exclude: ["tls_server.py"],
+            exclude: ["tls_server.py", "hostile_redirect.py"],
             swiftSettings: testServerAlias
         ),
     ],

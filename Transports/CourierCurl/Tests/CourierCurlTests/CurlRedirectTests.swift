@@ -102,4 +102,17 @@ struct CurlRedirectTests {
         #expect(response.statusCode == 302)
         #expect(response.response?.value(forHTTPHeaderField: "Location") == "file:///etc/passwd")
     }
+
+    @Test("a redirect whose body never ends is followed all the same, promptly, without reading it all")
+    func endlessRedirectBody() async throws {
+        let hostile = try await ScriptServer.start(
+            "hostile_redirect.py", arguments: [server.url("echo").absoluteString])
+        defer { hostile.stop() }
+        let port = try #require(hostile.readyLine.count == 2 ? Int(hostile.readyLine[1]) : nil)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let echo = try await transport.send(URL(string: "http://127.0.0.1:\(port)/start")!).echo()
+        #expect(echo.path == "/echo")
+        #expect(clock.now - start < .seconds(5))
+    }
 }

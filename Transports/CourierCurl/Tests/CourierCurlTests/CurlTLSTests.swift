@@ -65,44 +65,17 @@ struct TLSServer: Sendable {
     let port: Int
     let pin: String
     let certificate: URL
-    private let process: Process
-    private let input: Pipe
+    private let script: ScriptServer
 
     static func start() async throws -> TLSServer {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("tls_server.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        let line = try await readLine(output.fileHandleForReading)
-        let fields = line.split(separator: " ")
-        guard fields.count == 4, fields[0] == "READY", let port = Int(fields[1]) else {
-            process.terminate()
+        let script = try await ScriptServer.start("tls_server.py")
+        let fields = script.readyLine
+        guard fields.count == 4, let port = Int(fields[1]) else {
+            script.stop()
             throw CocoaError(.fileReadCorruptFile)
         }
         return TLSServer(
-            port: port, pin: String(fields[2]), certificate: URL(fileURLWithPath: String(fields[3])),
-            process: process, input: input)
-    }
-
-    /// The first line `handle` gives, read off the cooperative threads.
-    private static func readLine(_ handle: FileHandle) async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                var bytes = Data()
-                while !bytes.contains(UInt8(ascii: "\n")) {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    bytes.append(chunk)
-                }
-                let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first.map(String.init)
-                continuation.resume(with: line.map { .success($0) } ?? .failure(CocoaError(.fileReadUnknown)))
-            }.start()
-        }
+            port: port, pin: String(fields[2]), certificate: URL(fileURLWithPath: String(fields[3])), script: script)
     }
 
     func url(_ path: String) -> URL {
@@ -117,9 +90,8 @@ struct TLSServer: Sendable {
         return Int(String(decoding: response.data, as: UTF8.self)) ?? -1
     }
 
-    /// Ends the server (it exits when its input closes).
+    /// Ends the server.
     func stop() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        script.stop()
     }
 }
