@@ -5,14 +5,18 @@ import Foundation
 ///
 /// Every such file is named `courier-<kind>-<UUID>`, is readable by the user only, and is
 /// removed when its request ends, whether it succeeds, fails or is cancelled.
-enum TransferDirectory {
+///
+/// A transport of your own (such as `CourierCurl`'s) that writes downloads to disk puts its
+/// temporary files in ``current`` and names them the same way.
+public enum TransferDirectory {
     /// A directory to use instead of the system's temporary directory, for the current task
     /// and the tasks it creates (tests use one of their own, so they can check that nothing
     /// is left behind while other tests run).
     @TaskLocal static var override: URL?
 
-    /// The directory for the current task: ``override`` or the temporary directory.
-    static var current: URL {
+    /// The directory for the transfer files of the current task: the system's temporary
+    /// directory, unless the task runs with a directory of its own (as Courier's tests do).
+    public static var current: URL {
         override ?? FileManager.default.temporaryDirectory
     }
 

@@ -7,15 +7,14 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Every way a server can misbehave: the caller gets a typed error or a retried success,
-/// nothing hangs, nothing crashes. Each case is bounded in time.
+/// A misbehaving server seen through the provider: bodies that do not map, and failures that
+/// retries recover from (or spend). The faults on the wire, which every transport must
+/// handle, are in `Transport/TransportFaultTests.swift`. Each case is bounded in time.
 @Suite("Fault injection against the test server")
 struct FaultInjectionTests {
     let server: TestServer
     /// Requests time out after 10 s, so nothing can hang, with room for a busy shared server.
     let provider = Self.provider(timeout: 10)
-    /// Requests time out after 1 s: for the slow-headers fault.
-    let impatient = Self.provider(timeout: 1)
 
     static func provider(timeout: TimeInterval) -> Provider<ServerAPI> {
         Provider<ServerAPI>(requestClosure: { endpoint in
@@ -39,45 +38,6 @@ struct FaultInjectionTests {
         return value
     }
 
-    func expectUnderlying(
-        _ path: String, codes: Set<URLError.Code>, within limit: Duration = .seconds(5),
-        using provider: Provider<ServerAPI>? = nil
-    ) async {
-        let provider = provider ?? self.provider
-        await bounded(limit) {
-            await #expect {
-                try await provider.request(ServerAPI(server, path))
-            } throws: { error in
-                guard case .underlying(let underlying, _) = error as? CourierError,
-                    let urlError = underlying as? URLError
-                else { return false }
-                return codes.contains(urlError.code) && !"\(error)".isEmpty
-            }
-        }
-    }
-
-    @Test("connection reset mid-response is a typed network error")
-    func resetMidResponse() async {
-        await expectUnderlying(
-            "fault/reset", codes: [.networkConnectionLost, .badServerResponse, .cannotParseResponse])
-    }
-
-    @Test("the server closing before any header is a typed network error")
-    func closeBeforeHeaders() async {
-        await expectUnderlying(
-            "fault/close-before-headers", codes: [.networkConnectionLost, .badServerResponse, .zeroByteResource])
-    }
-
-    @Test("headers slower than the request time-out end in timedOut, promptly")
-    func slowHeaders() async {
-        await expectUnderlying("fault/slow-headers/5000", codes: [.timedOut], within: .seconds(4), using: impatient)
-    }
-
-    @Test("a body shorter than its Content-Length is an error, never a truncated success")
-    func truncatedBody() async {
-        await expectUnderlying("fault/truncated", codes: [.networkConnectionLost])
-    }
-
     @Test("invalid JSON mapped as JSON is a jsonMapping error carrying the response")
     func invalidJSON() async throws {
         let response = try await provider.request(ServerAPI(server, "json/invalid"))
@@ -89,13 +49,6 @@ struct FaultInjectionTests {
         }
     }
 
-    @Test("a 64 KiB header arrives intact")
-    func hugeHeaders() async throws {
-        let response = try await provider.request(ServerAPI(server, "fault/huge-headers"))
-        #expect(response.statusCode == 200)
-        #expect((response.response?.value(forHTTPHeaderField: "X-Huge")?.count ?? 0) >= 60_000)
-    }
-
     @Test("a 1 MiB body maps to JSON and to Decodable at a key path")
     func bigJSON() async throws {
         struct Item: Decodable { let id: Int; let name: String }
@@ -104,11 +57,6 @@ struct FaultInjectionTests {
         let items = try response.map([Item].self, atKeyPath: "items")
         #expect(items.count > 10_000)
         #expect(items[5].name == "item-5")
-    }
-
-    @Test("a redirect loop ends in a typed error, not a hang")
-    func redirectLoop() async {
-        await expectUnderlying("redirect-loop", codes: [.httpTooManyRedirects, .redirectToNonExistentLocation])
     }
 
     @Test("5xx bursts then recovery: retried to success, honouring Retry-After")

@@ -14,7 +14,6 @@ import Testing
 struct TransferCleanupTests {
     let server: TestServer
     let scratch: ScratchDirectory
-    let provider = Provider<ServerAPI>()
 
     init() async throws {
         server = try await SharedServer.get()
@@ -25,6 +24,7 @@ struct TransferCleanupTests {
     /// that `cancelWhen` accepts, and returns the result and the transfer files that
     /// existed at that moment.
     private func cancelMidway(
+        _ provider: Provider<ServerAPI>,
         _ target: ServerAPI, diskThreshold: UInt64? = nil,
         when cancelWhen: @escaping @Sendable (ProgressResponse) -> Bool
     ) async -> (result: Result<Response, CourierError>, filesWhenCancelled: [String]) {
@@ -48,14 +48,17 @@ struct TransferCleanupTests {
         return (result, filesWhenCancelled.value)
     }
 
-    @Test("cancelling mid-upload of a body written to disk removes the temporary file")
-    func cancelMidUpload() async throws {
+    @Test(
+        "cancelling mid-upload of a body written to disk removes the temporary file",
+        arguments: TransportUnderTest.allCases)
+    func cancelMidUpload(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let video = try await scratch.file("video.bin", size: 6 * 1024 * 1024, seed: 11)
         let target = ServerAPI(
             server, "slow-upload", method: .post,
             task: .uploadMultipart([MultipartFormBodyPart(provider: .file(video), name: "v", fileName: "v.bin")]))
-        let (result, filesWhenCancelled) = await cancelMidway(target, diskThreshold: 64 * 1024) { step in
+        let (result, filesWhenCancelled) = await cancelMidway(provider, target, diskThreshold: 64 * 1024) { step in
             step.completedBytes > 0
         }
 
@@ -70,21 +73,25 @@ struct TransferCleanupTests {
         #expect(FileManager.default.fileExists(atPath: video.path), "the caller's file is never removed")
     }
 
-    @Test("raw file uploads cancelled mid-way, twenty in a row, each end with .cancelled")
-    func repeatedFileUploadCancellation() async throws {
+    @Test(
+        "raw file uploads cancelled mid-way, twenty in a row, each end with .cancelled",
+        arguments: TransportUnderTest.allCases)
+    func repeatedFileUploadCancellation(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         // Regression: swift-corelibs-foundation's uploadTask(fromFile:) crashes the process
         // when a file read completes after the transfer was cancelled.
         defer { scratch.remove() }
         let file = try await scratch.file("raw.bin", size: 4 * 1024 * 1024, seed: 19)
         let target = ServerAPI(server, "slow-upload", method: .post, task: .uploadFile(file))
         for _ in 0..<20 {
-            let (result, _) = await cancelMidway(target) { $0.completedBytes > 0 }
+            let (result, _) = await cancelMidway(provider, target) { $0.completedBytes > 0 }
             #expect(result.error?.isCancelled == true)
         }
     }
 
-    @Test("a body written to disk is removed when the upload fails")
-    func failedUpload() async throws {
+    @Test("a body written to disk is removed when the upload fails", arguments: TransportUnderTest.allCases)
+    func failedUpload(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let file = try await scratch.file("f.bin", size: 256 * 1024, seed: 13)
         var target = ServerAPI(
@@ -97,8 +104,11 @@ struct TransferCleanupTests {
         #expect(try scratch.transferFiles().isEmpty)
     }
 
-    @Test("cancelling mid-download leaves no file at the destination and no temporary file")
-    func cancelMidDownload() async throws {
+    @Test(
+        "cancelling mid-download leaves no file at the destination and no temporary file",
+        arguments: TransportUnderTest.allCases)
+    func cancelMidDownload(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let destination = scratch.url.appendingPathComponent("out/file.bin")
         let target = ServerAPI(
@@ -106,7 +116,7 @@ struct TransferCleanupTests {
             task: .downloadParameters(parameters: ["chunks": 40, "delay_ms": 100], encoding: URLEncoding.queryString) {
                 _, _ in (destination, [.createIntermediateDirectories])
             })
-        let (result, filesWhenCancelled) = await cancelMidway(target) { $0.completedBytes > 0 }
+        let (result, filesWhenCancelled) = await cancelMidway(provider, target) { $0.completedBytes > 0 }
 
         #expect(filesWhenCancelled.contains { $0.hasPrefix("courier-download-") }, "cancelled while downloading")
         #expect(result.error?.isCancelled == true)
@@ -114,8 +124,11 @@ struct TransferCleanupTests {
         #expect(try scratch.transferFiles().isEmpty)
     }
 
-    @Test("a download cut off by the server fails and leaves no file at the destination or in temp")
-    func truncatedDownload() async throws {
+    @Test(
+        "a download cut off by the server fails and leaves no file at the destination or in temp",
+        arguments: TransportUnderTest.allCases)
+    func truncatedDownload(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let destination = scratch.url.appendingPathComponent("truncated.bin")
         await #expect(throws: CourierError.self) {

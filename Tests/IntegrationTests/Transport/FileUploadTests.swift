@@ -13,7 +13,6 @@ import Testing
 struct FileUploadTests {
     let server: TestServer
     let scratch: ScratchDirectory
-    let provider = Provider<ServerAPI>()
 
     init() async throws {
         server = try await SharedServer.get()
@@ -22,8 +21,10 @@ struct FileUploadTests {
 
     @Test(
         "a raw file upload arrives intact, with POST and PUT",
-        arguments: [(HTTPMethod.post, 5 * 1024 * 1024 + 3), (.put, 300_001)])
-    func rawUpload(method: HTTPMethod, size: Int) async throws {
+        arguments: TransportUnderTest.allCases, [(HTTPMethod.post, 5 * 1024 * 1024 + 3), (.put, 300_001)])
+    func rawUpload(_ kind: TransportUnderTest, upload: (method: HTTPMethod, size: Int)) async throws {
+        let (method, size) = upload
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let file = try await scratch.file("archive.zip", size: size, seed: 7)
         let digest = try await provider.request(
@@ -36,8 +37,9 @@ struct FileUploadTests {
         #expect(FileManager.default.fileExists(atPath: file.path), "the caller's file is never removed")
     }
 
-    @Test("an empty file uploads as an empty body")
-    func emptyFile() async throws {
+    @Test("an empty file uploads as an empty body", arguments: TransportUnderTest.allCases)
+    func emptyFile(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let file = try await scratch.file("empty", size: 0)
         let digest = try await provider.request(ServerAPI(server, "upload", method: .post, task: .uploadFile(file)))
@@ -47,8 +49,11 @@ struct FileUploadTests {
         #expect(digest.contentType == "application/octet-stream", "raw bytes unless the target says otherwise")
     }
 
-    @Test("a missing file or a directory fails at once with a typed error, and nothing is sent")
-    func unreadableFile() async throws {
+    @Test(
+        "a missing file or a directory fails at once with a typed error, and nothing is sent",
+        arguments: TransportUnderTest.allCases)
+    func unreadableFile(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let server = try await TestServer.start()  // its own, so its counters are this test's
         let before = try await server.counters().requestsTotal

@@ -13,7 +13,6 @@ import Testing
 struct DownloadTests {
     let server: TestServer
     let scratch: ScratchDirectory
-    let provider = Provider<ServerAPI>()
 
     init() async throws {
         server = try await SharedServer.get()
@@ -21,6 +20,7 @@ struct DownloadTests {
     }
 
     private func download(
+        _ provider: Provider<ServerAPI>,
         _ path: String, to destination: URL, options: DownloadOptions
     ) async throws -> Response {
         try await scratch.withTransfers {
@@ -29,12 +29,16 @@ struct DownloadTests {
         }
     }
 
-    @Test("a download of several MiB is byte for byte the server's content, with empty data")
-    func severalMiB() async throws {
+    @Test(
+        "a download of several MiB is byte for byte the server's content, with empty data",
+        arguments: TransportUnderTest.allCases)
+    func severalMiB(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let size = 6 * 1024 * 1024 + 5
         let destination = scratch.url.appendingPathComponent("deep/down/file.bin")
-        let response = try await download("bytes/\(size)", to: destination, options: [.createIntermediateDirectories])
+        let response = try await download(
+            provider, "bytes/\(size)", to: destination, options: [.createIntermediateDirectories])
         #expect(response.statusCode == 200)
         #expect(response.data.isEmpty)
         #expect(response.fileURL == destination)
@@ -42,8 +46,11 @@ struct DownloadTests {
         #expect(try scratch.transferFiles().isEmpty)
     }
 
-    @Test("the destination closure gets the finished temporary file and the response")
-    func destinationClosureArguments() async throws {
+    @Test(
+        "the destination closure gets the finished temporary file and the response",
+        arguments: TransportUnderTest.allCases)
+    func destinationClosureArguments(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let seen = ClosureArguments()
         let destination = scratch.url.appendingPathComponent("named.bin")
@@ -68,41 +75,49 @@ struct DownloadTests {
         #expect(!FileManager.default.fileExists(atPath: temporaryURL.path))
     }
 
-    @Test("without createIntermediateDirectories a missing folder fails the download and leaves no file")
-    func missingFolder() async throws {
+    @Test(
+        "without createIntermediateDirectories a missing folder fails the download and leaves no file",
+        arguments: TransportUnderTest.allCases)
+    func missingFolder(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let destination = scratch.url.appendingPathComponent("absent/file.bin")
         await #expect(throws: CourierError.self) {
-            try await download("bytes/2000", to: destination, options: [])
+            try await download(provider, "bytes/2000", to: destination, options: [])
         }
         #expect(!FileManager.default.fileExists(atPath: destination.deletingLastPathComponent().path))
         #expect(try scratch.transferFiles().isEmpty)
     }
 
-    @Test("an existing file is kept unless removePreviousFile says to replace it")
-    func existingFile() async throws {
+    @Test(
+        "an existing file is kept unless removePreviousFile says to replace it", arguments: TransportUnderTest.allCases)
+    func existingFile(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let destination = scratch.url.appendingPathComponent("existing.bin")
         try Data("old".utf8).write(to: destination)
 
         await #expect(throws: CourierError.self) {
-            try await download("bytes/3000", to: destination, options: [])
+            try await download(provider, "bytes/3000", to: destination, options: [])
         }
         #expect(try Data(contentsOf: destination) == Data("old".utf8))
         #expect(try scratch.transferFiles().isEmpty)
 
-        let response = try await download("bytes/3000", to: destination, options: [.removePreviousFile])
+        let response = try await download(provider, "bytes/3000", to: destination, options: [.removePreviousFile])
         #expect(response.fileURL == destination)
         #expect(try Data(contentsOf: destination) == .serverPattern(count: 3000))
         #expect(try scratch.transferFiles().isEmpty)
     }
 
-    @Test("an error status never touches the destination: its body comes back as data")
-    func errorStatus() async throws {
+    @Test(
+        "an error status never touches the destination: its body comes back as data",
+        arguments: TransportUnderTest.allCases)
+    func errorStatus(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let destination = scratch.url.appendingPathComponent("page.bin")
         try Data("good".utf8).write(to: destination)
-        let response = try await download("status/404", to: destination, options: [.removePreviousFile])
+        let response = try await download(provider, "status/404", to: destination, options: [.removePreviousFile])
         #expect(response.statusCode == 404)
         #expect(response.fileURL == nil)
         #expect(try response.mapJSON() as? [String: Int] == ["status": 404])
@@ -110,8 +125,11 @@ struct DownloadTests {
         #expect(try scratch.transferFiles().isEmpty)
     }
 
-    @Test("downloadParameters encodes its parameters, in the query or in a POST body")
-    func downloadParameters() async throws {
+    @Test(
+        "downloadParameters encodes its parameters, in the query or in a POST body",
+        arguments: TransportUnderTest.allCases)
+    func downloadParameters(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let destination = scratch.url.appendingPathComponent("echo.json")
         let response = try await scratch.withTransfers {

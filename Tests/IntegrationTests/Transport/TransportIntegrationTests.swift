@@ -8,17 +8,19 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("URLSessionTransport against the test server")
+@Suite("Transports against the test server")
 struct TransportIntegrationTests {
     let server: TestServer
-    let provider = Provider<ServerAPI>()
 
     init() async throws {
         server = try await TestServer.start()
     }
 
-    @Test("cancelling the calling task stops a 10-second request well under a second")
-    func taskCancellation() async throws {
+    @Test(
+        "cancelling the calling task stops a 10-second request well under a second",
+        arguments: TransportUnderTest.allCases)
+    func taskCancellation(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         let target = ServerAPI(server, "delay/10000")
         let task = Task { try await provider.request(target) }
         try await Task.sleep(nanoseconds: 200_000_000)
@@ -36,8 +38,9 @@ struct TransportIntegrationTests {
         #expect((error as? CourierError)?.isCancelled == true)
     }
 
-    @Test("a task cancelled before the request starts never reaches the server")
-    func cancelledBeforeStart() async throws {
+    @Test("a task cancelled before the request starts never reaches the server", arguments: TransportUnderTest.allCases)
+    func cancelledBeforeStart(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         let before = try await server.counters().requestsTotal
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
@@ -53,8 +56,10 @@ struct TransportIntegrationTests {
         #expect(try await server.counters().requestsTotal == before)
     }
 
-    @Test("cancelling the Cancellable stops the transfer and delivers .cancelled")
-    func cancellable() async throws {
+    @Test(
+        "cancelling the Cancellable stops the transfer and delivers .cancelled", arguments: TransportUnderTest.allCases)
+    func cancellable(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         let clock = ContinuousClock()
         var start = clock.now
         let cancelled: Bool = await withCheckedContinuation { continuation in
@@ -78,8 +83,9 @@ struct TransportIntegrationTests {
 
     @Test(
         "a 401 with a Basic or Digest challenge comes back as a response within a second",
-        arguments: ["basic", "digest"])
-    func challengeComesBack(scheme: String) async throws {
+        arguments: TransportUnderTest.allCases, ["basic", "digest"])
+    func challengeComesBack(_ kind: TransportUnderTest, scheme: String) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         let clock = ContinuousClock()
         let start = clock.now
         let response = try await provider.request(ServerAPI(server, "challenge/\(scheme)"))
@@ -92,8 +98,11 @@ struct TransportIntegrationTests {
         #expect(try response.mapJSON() is [String: Any])
     }
 
-    @Test("a redirect to another host drops Authorization; a same-host redirect keeps it")
-    func redirects() async throws {
+    @Test(
+        "a redirect to another host drops Authorization; a same-host redirect keeps it",
+        arguments: TransportUnderTest.allCases)
+    func redirects(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         let headers = ["Authorization": "Bearer secret-token", "X-Other": "kept"]
         let crossHost = "http://localhost:\(server.port)/echo"
         let cross = try await provider.request(
@@ -111,8 +120,11 @@ struct TransportIntegrationTests {
         #expect(same.path == "/echo")
     }
 
-    @Test("status codes come back as responses, and validation turns them into statusCode errors")
-    func statusCodes() async throws {
+    @Test(
+        "status codes come back as responses, and validation turns them into statusCode errors",
+        arguments: TransportUnderTest.allCases)
+    func statusCodes(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         for code in [200, 201, 204, 400, 404, 500, 503] {
             let response = try await provider.request(ServerAPI(server, "status/\(code)"))
             #expect(response.statusCode == code)
@@ -127,12 +139,16 @@ struct TransportIntegrationTests {
         }
     }
 
-    @Test("plugins run in order for a real request, and the server sees what prepare set")
-    func hookOrderOverTheNetwork() async throws {
+    @Test(
+        "plugins run in order for a real request, and the server sees what prepare set",
+        arguments: TransportUnderTest.allCases)
+    func hookOrderOverTheNetwork(_ kind: TransportUnderTest) async throws {
         let log = OrderLog()
-        let provider = Provider<ServerAPI>(plugins: [
-            OrderPlugin(name: "A", log: log), OrderPlugin(name: "B", log: log),
-        ])
+        let provider = Provider<ServerAPI>(
+            transport: kind.make(),
+            plugins: [
+                OrderPlugin(name: "A", log: log), OrderPlugin(name: "B", log: log),
+            ])
         let echo = try await provider.request(ServerAPI(server, "echo")).echo()
         #expect(
             log.entries == [
@@ -142,8 +158,9 @@ struct TransportIntegrationTests {
         #expect(echo.header("X-Plugin") == "B")
     }
 
-    @Test("connection refused is an underlying URLError, not a crash")
-    func connectionRefused() async throws {
+    @Test("connection refused is an underlying URLError, not a crash", arguments: TransportUnderTest.allCases)
+    func connectionRefused(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         var target = ServerAPI(server, "echo")
         target.base = URL(string: "http://127.0.0.1:1")!
         await #expect {
@@ -154,8 +171,9 @@ struct TransportIntegrationTests {
         }
     }
 
-    @Test("non-JSON mapped as JSON is a typed error")
-    func nonJSON() async throws {
+    @Test("non-JSON mapped as JSON is a typed error", arguments: TransportUnderTest.allCases)
+    func nonJSON(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         let response = try await provider.request(ServerAPI(server, "json/invalid"))
         #expect(throws: CourierError.self) { try response.mapJSON() }
         let nested = try await provider.request(ServerAPI(server, "json/nested"))

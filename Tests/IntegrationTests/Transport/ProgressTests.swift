@@ -14,14 +14,15 @@ import Testing
 struct ProgressTests {
     let server: TestServer
     let scratch: ScratchDirectory
-    let provider = Provider<ServerAPI>()
 
     init() async throws {
         server = try await SharedServer.get()
         scratch = try ScratchDirectory()
     }
 
-    private func steps(of target: ServerAPI) async throws -> [ProgressResponse] {
+    private func steps(
+        _ provider: Provider<ServerAPI>, of target: ServerAPI
+    ) async throws -> [ProgressResponse] {
         try await scratch.withTransfers {
             var steps: [ProgressResponse] = []
             for try await step in provider.requestWithProgress(target) {
@@ -31,15 +32,18 @@ struct ProgressTests {
         }
     }
 
-    @Test("a multipart upload counts the bytes sent up to the body's size, then ends at 1 with the response")
-    func multipartUpload() async throws {
+    @Test(
+        "a multipart upload counts the bytes sent up to the body's size, then ends at 1 with the response",
+        arguments: TransportUnderTest.allCases)
+    func multipartUpload(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let bytes = PseudoRandomBytes.data(count: 2 * 1024 * 1024, seed: 8)
         let target = ServerAPI(
             server, "multipart", method: .post,
             task: .uploadMultipart([MultipartFormBodyPart(provider: .data(bytes), name: "f", fileName: "f.bin")]))
 
-        let steps = try await steps(of: target)
+        let steps = try await steps(provider, of: target)
 
         let response = try #require(steps.last?.response)
         let echo = try response.map(MultipartEcho.self)
@@ -54,12 +58,13 @@ struct ProgressTests {
         #expect(echo.parts.first?.sha256 == (try await SHA256.hex(bytes)))
     }
 
-    @Test("a file upload from disk reports the file's size as its total")
-    func fileUpload() async throws {
+    @Test("a file upload from disk reports the file's size as its total", arguments: TransportUnderTest.allCases)
+    func fileUpload(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let size: Int64 = 2 * 1024 * 1024
         let file = try await scratch.file("upload.bin", size: Int(size), seed: 9)
-        let steps = try await steps(of: ServerAPI(server, "upload", method: .post, task: .uploadFile(file)))
+        let steps = try await steps(provider, of: ServerAPI(server, "upload", method: .post, task: .uploadFile(file)))
         let transfer = steps.dropLast()
         #expect(steps.isMonotonic)
         #expect(steps.endsCompleteAtOne)
@@ -68,11 +73,15 @@ struct ProgressTests {
         #expect(try steps.last?.response?.map(UploadDigest.self).length == Int(size))
     }
 
-    @Test("a slow download reports the bytes received against Content-Length, then ends at 1")
-    func download() async throws {
+    @Test(
+        "a slow download reports the bytes received against Content-Length, then ends at 1",
+        arguments: TransportUnderTest.allCases)
+    func download(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let destination = scratch.url.appendingPathComponent("slow.bin")
         let steps = try await steps(
+            provider,
             of: ServerAPI(
                 server, "slow-bytes/2000000",
                 task: .downloadParameters(parameters: ["chunks": 8, "delay_ms": 20], encoding: URLEncoding.queryString)
@@ -91,8 +100,11 @@ struct ProgressTests {
         #expect(try Data(contentsOf: destination) == .serverPattern(count: 2_000_000))
     }
 
-    @Test("Moya's progress block runs on the callback queue, in order, before the completion")
-    func completionProgressBlock() async throws {
+    @Test(
+        "Moya's progress block runs on the callback queue, in order, before the completion",
+        arguments: TransportUnderTest.allCases)
+    func completionProgressBlock(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let file = try await scratch.file("block.bin", size: 1024 * 1024, seed: 10)
         let queue = DispatchQueue(label: "courier.progress-test")
@@ -117,9 +129,12 @@ struct ProgressTests {
         #expect(steps.count >= 3)
     }
 
-    @Test("a request without a body to send reports what it receives and ends at 1")
-    func plainRequest() async throws {
-        let steps = try await steps(of: ServerAPI(server, "bytes/300000"))
+    @Test(
+        "a request without a body to send reports what it receives and ends at 1",
+        arguments: TransportUnderTest.allCases)
+    func plainRequest(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
+        let steps = try await steps(provider, of: ServerAPI(server, "bytes/300000"))
         #expect(steps.isMonotonic)
         #expect(steps.endsCompleteAtOne)
         #expect(steps.last?.response?.data == .serverPattern(count: 300_000))
@@ -127,8 +142,9 @@ struct ProgressTests {
         scratch.remove()
     }
 
-    @Test("a failed transfer ends the stream with the error, never with a completed step")
-    func failure() async throws {
+    @Test("a failed transfer ends the stream with the error, never with a completed step", arguments: TransportUnderTest.allCases)
+    func failure(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         var target = ServerAPI(
             server, "upload", method: .post, task: .uploadFile(try await scratch.file("x", size: 10)))

@@ -13,22 +13,26 @@ import Testing
 struct MultipartUploadTests {
     let server: TestServer
     let scratch: ScratchDirectory
-    let provider = Provider<ServerAPI>()
 
     init() async throws {
         server = try await SharedServer.get()
         scratch = try ScratchDirectory()
     }
 
-    private func upload(_ parts: [MultipartFormBodyPart], path: String = "multipart") async throws -> MultipartEcho {
+    private func upload(
+        _ provider: Provider<ServerAPI>, _ parts: [MultipartFormBodyPart], path: String = "multipart"
+    ) async throws -> MultipartEcho {
         try await scratch.withTransfers {
             try await provider.request(ServerAPI(server, path, method: .post, task: .uploadMultipart(parts)))
                 .filterSuccessfulStatusCodes().map(MultipartEcho.self)
         }
     }
 
-    @Test("several files and fields, from memory, disk and a stream, keep their bytes, names and types")
-    func severalFilesAndFields() async throws {
+    @Test(
+        "several files and fields, from memory, disk and a stream, keep their bytes, names and types",
+        arguments: TransportUnderTest.allCases)
+    func severalFilesAndFields(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let photo = try await scratch.file("photo.jpg", size: 300_000, seed: 1)
         let inMemory = PseudoRandomBytes.data(count: 100_000, seed: 2)
@@ -45,7 +49,7 @@ struct MultipartUploadTests {
             MultipartFormBodyPart(provider: .data(Data("3".utf8)), name: "count"),
         ]
 
-        let echo = try await upload(parts)
+        let echo = try await upload(provider, parts)
 
         #expect(echo.parts.map(\MultipartEcho.Part.name) == ["title", "photo", "thumbnail", "log", "empty", "count"])
         #expect(echo.parts.map(\MultipartEcho.Part.filename) == [nil, "photo.jpg", "thumb.png", "app.log", nil, nil])
@@ -61,8 +65,11 @@ struct MultipartUploadTests {
         #expect(try scratch.transferFiles().isEmpty)
     }
 
-    @Test("a body of 10 MiB or more goes through a temporary file, arrives intact, and the file is removed")
-    func largeBodyFromDisk() async throws {
+    @Test(
+        "a body of 10 MiB or more goes through a temporary file, arrives intact, and the file is removed",
+        arguments: TransportUnderTest.allCases)
+    func largeBodyFromDisk(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let video = try await scratch.file("video.mp4", size: 11 * 1024 * 1024, seed: 4)
         let streamed = PseudoRandomBytes.data(count: 1_048_577, seed: 5)
@@ -96,8 +103,11 @@ struct MultipartUploadTests {
         #expect(try scratch.transferFiles().isEmpty, "the temporary body file is removed after the upload")
     }
 
-    @Test("uploadCompositeMultipart sends its URL parameters in the query and its parts in the body")
-    func compositeWithURLParameters() async throws {
+    @Test(
+        "uploadCompositeMultipart sends its URL parameters in the query and its parts in the body",
+        arguments: TransportUnderTest.allCases)
+    func compositeWithURLParameters(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let bytes = PseudoRandomBytes.data(count: 20_000, seed: 6)
         let parts = [
@@ -118,8 +128,11 @@ struct MultipartUploadTests {
         #expect(echo.parts[0].sha256 == (try await SHA256.hex(bytes)))
     }
 
-    @Test("field and file names with quotes, backslashes, separators, UTF-8 and line breaks arrive as sent")
-    func specialCharacters() async throws {
+    @Test(
+        "field and file names with quotes, backslashes, separators, UTF-8 and line breaks arrive as sent",
+        arguments: TransportUnderTest.allCases)
+    func specialCharacters(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
         let names: [(name: String, fileName: String?, expectedName: String, expectedFile: String?)] = [
             ("quote\"d", "my \"photo\".jpg", "quote\"d", "my \"photo\".jpg"),
@@ -138,7 +151,7 @@ struct MultipartUploadTests {
                     mimeType: entry.fileName == nil ? nil : "text/plain\r\nX-Injected: 1"))
         }
 
-        let echo = try await upload(parts)
+        let echo = try await upload(provider, parts)
 
         #expect(echo.parts.count == names.count, "no name ended a header or a part early")
         #expect(echo.parts.map(\MultipartEcho.Part.name) == names.map(\.expectedName))

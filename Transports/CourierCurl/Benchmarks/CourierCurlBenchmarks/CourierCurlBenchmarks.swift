@@ -1,0 +1,59 @@
+import Foundation
+
+/// `swift run -c release CourierCurlBenchmarks --nginx-port PORT [--quick] [--json FILE]`
+///
+/// The loopback scenario of the root package's CourierBenchmarks, through ``CurlTransport``:
+/// raw `URLSession.data(for:)`, Courier's `Provider` on `URLSessionTransport`, and `Provider`
+/// on `CurlTransport`, in interleaved rounds against the same nginx. `scripts/bench` runs it
+/// after the root benchmark and merges its keys into the same JSON file.
+@main
+enum CourierCurlBenchmarks {
+    static func main() async {
+        var port = ProcessInfo.processInfo.environment["COURIER_BENCH_NGINX_PORT"].flatMap { Int($0) }
+        var quick = false
+        var jsonPath: String?
+        var arguments = Array(CommandLine.arguments.dropFirst())[...]
+        while let argument = arguments.popFirst() {
+            switch argument {
+            case "--quick": quick = true
+            case "--json": jsonPath = arguments.popFirst()
+            case "--nginx-port": port = arguments.popFirst().flatMap { Int($0) }
+            default:
+                FileHandle.standardError.write(Data("error: unknown argument \(argument)\n".utf8))
+                exit(2)
+            }
+        }
+        guard let port, (1...65535).contains(port) else {
+            FileHandle.standardError.write(
+                Data("error: --nginx-port PORT (or COURIER_BENCH_NGINX_PORT) is needed\n".utf8))
+            exit(2)
+        }
+        do {
+            let scenario = CurlLoopbackScenario(
+                port: port, sequentialRounds: quick ? 6 : 25, sequentialPerRound: quick ? 100 : 200,
+                concurrentRounds: quick ? 4 : 10, concurrentPerRound: quick ? 250 : 500)
+            let result = try await scenario.run()
+            print(result.table)
+            if let jsonPath {
+                try merge(result.values, into: jsonPath)
+                print("\nJSON merged into \(jsonPath)")
+            }
+            exit(result.failures == 0 ? 0 : 1)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    /// Adds `values` to the flat JSON object in `path` (created if missing).
+    static func merge(_ values: [(String, Double)], into path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        var object: [String: Any] = [:]
+        if let data = try? Data(contentsOf: url), !data.isEmpty {
+            object = (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+        }
+        for (key, value) in values { object[key] = value }
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+        try data.write(to: url, options: .atomic)
+    }
+}

@@ -1,0 +1,191 @@
+import Courier
+import CourierCurl
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The loopback scenario through three clients, in interleaved rounds (a busy spell of the
+/// machine then spoils few rounds, and all clients alike): throughput ratios round by round,
+/// and the process's CPU time per request for each client.
+struct CurlLoopbackScenario {
+    let port: Int
+    let sequentialRounds: Int
+    let sequentialPerRound: Int
+    let concurrentRounds: Int
+    let concurrentPerRound: Int
+    let inFlight = 32
+
+    static let sequentialTarget = 3.0
+    static let concurrentTarget = 5.0
+
+    struct Result {
+        var table = ""
+        var values: [(String, Double)] = []
+        var failures = 0
+    }
+
+    /// One client: fetches the small JSON document once, counting a wrong answer as a failure.
+    typealias Client = @Sendable () async -> Bool
+
+    func run() async throws -> Result {
+        let base = URL(string: "http://127.0.0.1:\(port)")!
+        let expected = #"{"id":42,"name":"Ada Lovelace","email":"ada@example.org"}"#.utf8.count
+        let session = URLSession(configuration: URLSessionTransport.defaultConfiguration())
+        let url = base.appendingPathComponent("small.json")
+        let raw: Client = {
+            var request = URLRequest(url: url)
+            request.httpMethod = "GET"
+            request.setValue("application/json", forHTTPHeaderField: "Accept")
+            guard let (data, response) = try? await session.data(for: request) else { return false }
+            return (response as? HTTPURLResponse)?.statusCode == 200 && data.count == expected
+        }
+        let courierURLSession = Provider<SmallJSON>()
+        let courierCurl = Provider<SmallJSON>(transport: CurlTransport())
+        let target = SmallJSON(baseURL: base)
+        let viaURLSession: Client = {
+            guard let response = try? await courierURLSession.request(target) else { return false }
+            return response.statusCode == 200 && response.data.count == expected
+        }
+        let viaCurl: Client = {
+            guard let response = try? await courierCurl.request(target) else { return false }
+            return response.statusCode == 200 && response.data.count == expected
+        }
+        let clients: [(name: String, client: Client)] = [
+            ("raw", raw), ("courier", viaURLSession), ("curl", viaCurl),
+        ]
+
+        var failures = 0
+        // Warm-up: connections, lazy state of every stack.
+        for (_, client) in clients {
+            failures += await Self.concurrent(total: 500, width: inFlight, client)
+            for _ in 0..<200 where await !client() { failures += 1 }
+        }
+
+        var sequential: [String: [Sample]] = [:]
+        // The clients take turns, in an order that rotates every round (A B C, B C A, C A B).
+        func rotated(_ round: Int) -> [(name: String, client: Client)] {
+            let start = round % clients.count
+            let head: [(name: String, client: Client)] = Array(clients[start...])
+            let tail: [(name: String, client: Client)] = Array(clients[..<start])
+            return head + tail
+        }
+        for round in 0..<sequentialRounds {
+            for (name, client) in rotated(round) {
+                let sample = await Sample.measure(requests: sequentialPerRound) {
+                    var failed = 0
+                    for _ in 0..<sequentialPerRound where await !client() { failed += 1 }
+                    return failed
+                }
+                failures += sample.failures
+                sequential[name, default: []].append(sample)
+            }
+        }
+        var concurrent: [String: [Sample]] = [:]
+        for round in 0..<concurrentRounds {
+            for (name, client) in rotated(round) {
+                let sample = await Sample.measure(requests: concurrentPerRound) {
+                    await Self.concurrent(total: concurrentPerRound, width: inFlight, client)
+                }
+                failures += sample.failures
+                concurrent[name, default: []].append(sample)
+            }
+        }
+
+        var result = Result()
+        result.failures = failures
+        func ratio(_ samples: [String: [Sample]], _ over: String, _ under: String) -> Summary {
+            Summary(zip(samples[under]!, samples[over]!).map { $0.seconds / $1.seconds })
+        }
+        let seqRatio = ratio(sequential, "curl", "raw")
+        let concRatio = ratio(concurrent, "curl", "raw")
+        let seqVsCourier = ratio(sequential, "curl", "courier")
+        let concVsCourier = ratio(concurrent, "curl", "courier")
+        result.add("loopback_curl_sequential_ratio", seqRatio)
+        result.add("loopback_curl_concurrent_ratio", concRatio)
+        result.add("loopback_curl_vs_courier_urlsession_sequential", seqVsCourier)
+        result.add("loopback_curl_vs_courier_urlsession_concurrent", concVsCourier)
+        for (mode, samples) in [("sequential", sequential), ("concurrent", concurrent)] {
+            for (name, _) in clients {
+                let series = samples[name]!
+                result.add("loopback_curl_run_\(name)_\(mode)_rps", Summary(series.map(\.requestsPerSecond)))
+                result.add("loopback_cpu_us_per_request_\(name)_\(mode)", Summary(series.map(\.cpuMicroseconds)))
+                result.add(
+                    "loopback_context_switches_per_request_\(name)_\(mode)",
+                    Summary(series.map(\.contextSwitches)))
+            }
+        }
+        result.values.append(("loopback_curl_failures", Double(failures)))
+        result.values.append(("loopback_curl_in_flight", Double(inFlight)))
+
+        func cpu(_ name: String, _ samples: [String: [Sample]]) -> String {
+            Summary(samples[name]!.map(\.cpuMicroseconds)).formatted(0, unit: "µs")
+        }
+        func rps(_ name: String, _ samples: [String: [Sample]]) -> String {
+            Summary(samples[name]!.map(\.requestsPerSecond)).formatted(0, unit: "req/s")
+        }
+        let seqCount = sequentialRounds * sequentialPerRound
+        let concCount = concurrentRounds * concurrentPerRound
+        var rows: [(String, String, String, String)] = []
+        for (mode, samples, count) in [
+            ("sequential", sequential, seqCount), ("\(inFlight) in flight", concurrent, concCount),
+        ] {
+            rows.append(("raw URLSession.data(for:), \(mode) (\(count))", rps("raw", samples), "", ""))
+            rows.append(("Courier + URLSessionTransport, \(mode)", rps("courier", samples), "", ""))
+            rows.append(("Courier + CurlTransport, \(mode)", rps("curl", samples), "", ""))
+            let ratio = mode == "sequential" ? seqRatio : concRatio
+            let target = mode == "sequential" ? Self.sequentialTarget : Self.concurrentTarget
+            rows.append(
+                (
+                    "  CurlTransport / raw", ratio.formatted(2, unit: "×"), "≥ \(Int(target))×",
+                    ratio.median >= target ? "met" : "MISSED"
+                ))
+            for name in ["raw", "courier", "curl"] {
+                rows.append(("  CPU per request, \(name), \(mode)", cpu(name, samples), "", ""))
+            }
+        }
+        if failures > 0 { rows.append(("failed requests", "\(failures)", "0", "MISSED")) }
+        result.table = rows.map { "| Loopback, curl | \($0.0) | \($0.1) | \($0.2) | \($0.3) |" }.joined(separator: "\n")
+        result.table +=
+            "\n\nLoopback through CurlTransport: \(sequentialRounds) interleaved rounds of \(sequentialPerRound) "
+            + "sequential requests and \(concurrentRounds) of \(concurrentPerRound) with \(inFlight) in flight, per client, "
+            + "in rotating order; ratios round by round; "
+            + "raw = URLSession.data(for:) with Courier's configuration; CPU = the process's user + system time "
+            + "per request during the client's rounds."
+        return result
+    }
+
+    /// Runs `total` calls of `client` with `width` in flight; returns the failures.
+    static func concurrent(total: Int, width: Int, _ client: @escaping Client) async -> Int {
+        await withTaskGroup(of: Int.self) { group in
+            for worker in 0..<width {
+                let share = total / width + (worker < total % width ? 1 : 0)
+                group.addTask {
+                    var failed = 0
+                    for _ in 0..<share where await !client() { failed += 1 }
+                    return failed
+                }
+            }
+            return await group.reduce(0, +)
+        }
+    }
+}
+
+/// The one target of the scenario.
+struct SmallJSON: TargetType {
+    let baseURL: URL
+    var path: String { "small.json" }
+    var method: HTTPMethod { .get }
+    var task: RequestTask { .requestPlain }
+    var headers: [String: String]? { ["Accept": "application/json"] }
+}
+
+extension CurlLoopbackScenario.Result {
+    /// `key` (the median), `key_min` and `key_max`.
+    mutating func add(_ key: String, _ summary: Summary) {
+        values.append((key, summary.median))
+        values.append((key + "_min", summary.min))
+        values.append((key + "_max", summary.max))
+    }
+}

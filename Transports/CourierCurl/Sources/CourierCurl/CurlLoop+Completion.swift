@@ -1,0 +1,132 @@
+import CCurl
+import Courier
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The end of a hop: a response, a redirect to follow, or an error. Loop thread only.
+extension CurlLoop {
+    func complete(_ transfer: CurlTransfer, result: CURLcode, multi: UnsafeMutableRawPointer) {
+        if transfer.followsAtOnce {
+            follow(transfer, multi: multi)
+            return
+        }
+        guard result == CURLE_OK else {
+            let error = transfer.failure ?? curlError(result, transfer)
+            release(transfer, multi: multi, added: true, keepDownload: false)
+            finish(transfer, with: .failure(error))
+            return
+        }
+        guard transfer.head.isComplete else {
+            release(transfer, multi: multi, added: true, keepDownload: false)
+            finish(
+                transfer, with: .failure(transfer.urlError(.badServerResponse, "The response has no complete header.")))
+            return
+        }
+        if transfer.discardsBody {
+            follow(transfer, multi: multi)
+            return
+        }
+        respond(transfer, multi: multi)
+    }
+
+    /// Ends the transfer with the response that arrived.
+    private func respond(_ transfer: CurlTransfer, multi: UnsafeMutableRawPointer) {
+        let head = transfer.head
+        guard
+            let httpResponse = HTTPURLResponse(
+                url: transfer.hop.url, statusCode: head.statusCode, httpVersion: head.httpVersion,
+                headerFields: head.headerFields)
+        else {
+            release(transfer, multi: multi, added: true, keepDownload: false)
+            finish(transfer, with: .failure(transfer.urlError(.badServerResponse, "The response is not HTTP.")))
+            return
+        }
+        let download = transfer.download
+        var downloadedFile: URL?
+        if let download {
+            do {
+                try download.finish()
+                downloadedFile = download.url
+            } catch {
+                release(transfer, multi: multi, added: true, keepDownload: false)
+                finish(transfer, with: .failure(error))
+                return
+            }
+        }
+        let response = Response(
+            statusCode: head.statusCode, data: transfer.data, request: transfer.plan.originalRequest,
+            response: httpResponse)
+        release(transfer, multi: multi, added: true, keepDownload: true)
+        finish(
+            transfer,
+            with: .success(.init(response: response, httpResponse: httpResponse, downloadedFile: downloadedFile)))
+    }
+
+    /// Sends the transfer on to its `Location`, as the redirect rules say.
+    private func follow(_ transfer: CurlTransfer, multi: UnsafeMutableRawPointer) {
+        guard let target = transfer.redirectTarget else { return respond(transfer, multi: multi) }
+        release(transfer, multi: multi, added: true, keepDownload: false)
+        guard transfer.redirectCount < transfer.plan.maximumRedirects else {
+            finish(
+                transfer,
+                with: .failure(
+                    transfer.urlError(
+                        .httpTooManyRedirects, "More than \(transfer.plan.maximumRedirects) redirects.")))
+            return
+        }
+        transfer.redirectCount += 1
+        transfer.hop = CurlRedirect.nextHop(after: transfer.hop, status: transfer.head.statusCode, to: target)
+        transfer.resetForNextHop()
+        begin(transfer, multi: multi, now: CurlClock.now())
+    }
+
+    private func curlError(_ result: CURLcode, _ transfer: CurlTransfer) -> URLError {
+        let message = transfer.curlErrorMessage ?? String(cString: curl_easy_strerror(result))
+        return transfer.urlError(CurlErrors.code(for: result), "\(message) (libcurl error \(result.rawValue))")
+    }
+}
+
+/// How a redirect changes the request, as browsers and `URLSession` do.
+enum CurlRedirect {
+    /// The headers that carry credentials, dropped when a redirect leaves the origin.
+    static let credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+    /// The headers that describe a body, dropped with it.
+    static let bodyHeaders: Set<String> = ["content-type", "content-length", "content-encoding", "transfer-encoding"]
+
+    static func nextHop(after hop: CurlTransfer.Hop, status: Int, to target: URL) -> CurlTransfer.Hop {
+        var next = hop
+        next.url = target
+        let method = hop.method.uppercased()
+        // 303 always becomes a GET (a HEAD stays a HEAD); 301 and 302 turn a POST into a GET,
+        // as every browser does; 307 and 308 keep the method and the body.
+        let becomesGet = (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST")
+        if becomesGet {
+            next.method = "GET"
+            next.body = .none
+            next.headers.removeAll { bodyHeaders.contains($0.name.lowercased()) }
+        }
+        if isCrossOrigin(from: hop.url, to: target) {
+            next.headers.removeAll { credentialHeaders.contains($0.name.lowercased()) }
+        }
+        return next
+    }
+
+    /// Whether `from` and `to` differ in scheme, host or port.
+    static func isCrossOrigin(from: URL, to: URL) -> Bool {
+        from.scheme?.lowercased() != to.scheme?.lowercased()
+            || from.host?.lowercased() != to.host?.lowercased()
+            || effectivePort(from) != effectivePort(to)
+    }
+
+    private static func effectivePort(_ url: URL) -> Int? {
+        if let port = url.port { return port }
+        switch url.scheme?.lowercased() {
+        case "http": return 80
+        case "https": return 443
+        default: return nil
+        }
+    }
+}
