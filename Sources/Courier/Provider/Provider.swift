@@ -216,22 +216,18 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
 
     /// The attempts of one request: the first, and the ``retryPolicy``'s retries.
     ///
-    /// - Parameter endpoint: the first attempt's endpoint when the caller made it already.
+    /// - Parameters:
+    ///   - endpoint: the first attempt's endpoint when the caller made it already.
+    ///   - gated: whether to take a slot of ``maxRequestsPerHost`` first (the call that
+    ///     takes it passes `false` for the attempts it then makes).
     private func attempts(
-        _ target: Target, progress: ProgressContext.Report?, endpoint: Endpoint? = nil
+        _ target: Target, progress: ProgressContext.Report?, endpoint: Endpoint? = nil, gated: Bool = true
     ) async throws(CourierError) -> Response {
-        if let hostGate {
-            return try await withHostSlot(hostGate, for: target, endpoint: endpoint) {
-                (endpoint) async throws(CourierError) -> Response in
-                try await self.ungatedAttempts(target, progress: progress, endpoint: endpoint)
-            }
+        // A branch, not a wrapper function: an ungated request then keeps one async frame
+        // less alive while it waits (for a refresh, say).
+        if gated, let hostGate {
+            return try await attemptsHoldingSlot(hostGate, target, progress: progress, endpoint: endpoint)
         }
-        return try await ungatedAttempts(target, progress: progress, endpoint: endpoint)
-    }
-
-    private func ungatedAttempts(
-        _ target: Target, progress: ProgressContext.Report?, endpoint: Endpoint?
-    ) async throws(CourierError) -> Response {
         guard let retryPolicy else {
             return try await attempt(target, progress: progress, endpoint: endpoint).get()
         }
@@ -250,6 +246,14 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
                 throw .cancelled
             }
             if Task.isCancelled { throw .cancelled }
+        }
+    }
+
+    private func attemptsHoldingSlot(
+        _ gate: HostGate, _ target: Target, progress: ProgressContext.Report?, endpoint: Endpoint?
+    ) async throws(CourierError) -> Response {
+        try await withHostSlot(gate, for: target, endpoint: endpoint) { (endpoint) async throws(CourierError) in
+            try await self.attempts(target, progress: progress, endpoint: endpoint, gated: false)
         }
     }
 
