@@ -44,7 +44,7 @@ enum QueuedMemoryBreakdown {
         let before = ProcessMemory.residentBytes() ?? 0
         async let outcome = send(count, session: session, arrivals: arrivals)
         while arrivals.value < count { try await Task.sleep(nanoseconds: 5_000_000) }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        try await ProcessMemory.settle()
         let during = ProcessMemory.residentBytes() ?? 0
         await release.open()
         return ["bytes_per_request": Double(during - before) / Double(count), "completed": Double(await outcome)]
@@ -74,7 +74,7 @@ enum QueuedMemoryBreakdown {
         let before = ProcessMemory.residentBytes() ?? 0
         async let outcome = send(count, provider: provider)
         while parking.arrivals.value < count { try await Task.sleep(nanoseconds: 5_000_000) }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        try await ProcessMemory.settle()
         let during = ProcessMemory.residentBytes() ?? 0
         await parking.latch.open()
         return ["bytes_per_request": Double(during - before) / Double(count), "completed": Double(await outcome)]
