@@ -163,22 +163,16 @@ extension URLRequest {
         private static let cache = NameCache()
 
         /// At most `limit` names, so names made up at run time cannot grow it without bound.
-        private final class NameCache: @unchecked Sendable {  // `lock` guards `names`
-            // `lock` guards `names`.
-            private let lock = NSLock()
-            private var names: [String: String] = [:]
+        private final class NameCache: Sendable {
+            private let names = Locked<[String: String]>([:])
             private let limit = 256
 
             func lookUp(_ name: String) -> String? {
-                lock.lock()
-                defer { lock.unlock() }
-                return names[name]
+                names.withLock { $0[name] }
             }
 
             func store(_ capitalized: String, for name: String) {
-                lock.lock()
-                defer { lock.unlock() }
-                if names.count < limit { names[name] = capitalized }
+                names.withLock { if $0.count < limit { $0[name] = capitalized } }
             }
         }
     }
