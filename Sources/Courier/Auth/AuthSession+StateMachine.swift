@@ -82,11 +82,9 @@ extension AuthSession {
         }
 
         private(set) var token: OAuthToken?
-        /// Bumped on every change of ``token``.
-        private(set) var version: UInt64 = 0
         private(set) var phase: Phase = .idle
-        let window: RefreshWindow?
-        let canAcquire: Bool
+        private let window: RefreshWindow?
+        private let canAcquire: Bool
         private var refreshStarts: [Date] = []
         private var nextOperationID: OperationID = 1
         /// When the current token arrived from a refresh or acquire (`nil`: loaded or signed
@@ -260,7 +258,6 @@ extension AuthSession {
         mutating func signedOut() -> Action {
             let inFlight = operationInFlight
             token = nil
-            version += 1
             phase = .idle
             return .replace(
                 .signedOut, waiters: inFlight?.waiters ?? [], result: .failure(.missingCredential), cancel: inFlight?.id
@@ -273,7 +270,6 @@ extension AuthSession {
         /// that is not `.expired`, so the session's `.sessionExpired` event is emitted once.
         private mutating func expire() {
             token = nil
-            version += 1
             phase = .expired
         }
 
@@ -285,7 +281,6 @@ extension AuthSession {
 
         private mutating func adopt(_ newToken: OAuthToken) {
             token = newToken
-            version += 1
             arrivedAt = nil
             ignoresExpiry = false
         }

@@ -5,8 +5,7 @@ import Foundation
 /// You rarely create one yourself: ``MultipartFormBodyPart/FormDataProvider/stream(_:_:)``
 /// wraps your stream in it. `InputStream` is not `Sendable`; this box hands it over across
 /// concurrency domains under a lock, and once it is taken (or the stream was opened
-/// elsewhere) ``isAvailable`` is `false`, which is how Courier knows not to replay a request
-/// that carried it.
+/// elsewhere) Courier knows not to replay a request that carried it.
 public final class OneShotInputStream: Sendable {
     // The stream is handed out once and never touched here afterwards.
     private let stream: Locked<InputStream?>
@@ -28,7 +27,7 @@ public final class OneShotInputStream: Sendable {
     /// Whether the stream can still deliver its bytes from the start: it has not been taken,
     /// and it has not been opened (a stream wrapped again after a first attempt read it is
     /// not available either).
-    public var isAvailable: Bool {
+    var isAvailable: Bool {
         stream.withLock {
             guard let stream = $0 else { return false }
             return stream.streamStatus == .notOpen
