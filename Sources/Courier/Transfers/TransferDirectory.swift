@@ -43,7 +43,7 @@ extension TransferDirectory {
     /// ``TransferDirectory/current`` (the directory is missing, full or not writable).
     ///
     /// It reaches you as ``CourierError/underlying(_:_:)``.
-    public struct FileCreationFailure: Error, Sendable, CustomStringConvertible {
+    public struct FileCreationFailure: Error, Sendable, Equatable, CustomStringConvertible {
         /// The start of the file's name: `courier-multipart` or `courier-download`.
         public let fileNamePrefix: String
 
