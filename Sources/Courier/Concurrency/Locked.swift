@@ -6,6 +6,10 @@ import Foundation
 /// one of these rather than in a class with its own lock and `var`s, so `@unchecked Sendable`
 /// is claimed here once. Built on `NSLock` because the thread sanitizer does not see
 /// `Synchronization.Mutex` on Linux.
+///
+/// Sendable whatever `Value` is, so that it can hold non-`Sendable` things that are only ever
+/// touched under the lock (the URLSession delegate's per-task state with its open download
+/// file): what `withLock` returns must then not be such a thing.
 package final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `lock` guards `value`, which is only reached inside `withLock`.
     private let lock = NSLock()
