@@ -178,16 +178,23 @@ public actor AuthSession {
     // MARK: Waiting
 
     private func wait(_ id: UInt64, _ action: StateMachine.Action) async throws(AuthenticationError) -> OAuthToken {
-        if case .answer(let result) = action {
-            return try mapped(result).get()
+        if let answer = immediateAnswer(action) {
+            return try answer.get()
         }
         return try await suspend(id, action)
     }
 
-    /// Registers the request `id` as a waiter, then performs `action` (which answers it now,
-    /// or once the operation it waits for ends). Not inlined into ``wait(_:_:)``, so that the
-    /// answer at once stays off the async frame that every waiting request keeps.
+    /// Fast path: the answer when the machine answered the request at once (nothing else to
+    /// do, no continuation needed); `nil` otherwise. Not inlined, so that its temporaries stay
+    /// off the async frame that every waiting request keeps.
     @inline(never)
+    private func immediateAnswer(_ action: StateMachine.Action) -> Result<OAuthToken, AuthenticationError>? {
+        guard case .answer(let result) = action else { return nil }
+        return mapped(result)
+    }
+
+    /// Registers the request `id` as a waiter, then performs `action`, which answers it now
+    /// or once the operation it waits for ends.
     private func suspend(_ id: UInt64, _ action: StateMachine.Action) async throws(AuthenticationError)
         -> OAuthToken
     {
