@@ -126,21 +126,4 @@ final class URLSessionTransportDelegate: NSObject, Sendable {
             return (state, continuation)
         }
     }
-
-    /// Whether a redirect from `from` to `to` leaves the origin the credentials were meant for.
-    static func isCrossOrigin(from: URL?, to: URL?) -> Bool {
-        guard let from, let to else { return true }
-        return from.scheme?.lowercased() != to.scheme?.lowercased()
-            || from.host?.lowercased() != to.host?.lowercased()
-            || effectivePort(from) != effectivePort(to)
-    }
-
-    private static func effectivePort(_ url: URL) -> Int? {
-        if let port = url.port { return port }
-        switch url.scheme?.lowercased() {
-        case "http": return 80
-        case "https": return 443
-        default: return nil
-        }
-    }
 }
