@@ -7,8 +7,11 @@ import Foundation
 /// A running instance of Courier's Python test server (`Tests/Server/server.py`), listening
 /// on an ephemeral port of 127.0.0.1.
 ///
-/// Each test (or suite) starts its own server, so counters and configuration never leak
-/// between tests that run in parallel:
+/// Two ways to use it. Suites that only read from the server (echo, status codes, faults
+/// chosen by the route) share one instance for the whole test process (the integration
+/// tests' `SharedServer`), so a parallel run does not start a Python process per test. A
+/// test or suite that reads the server's counters or changes its configuration starts its
+/// own, so that state never leaks between tests that run in parallel:
 ///
 /// ```swift
 /// let server = try await TestServer.start(tokenLifetime: 2)
