@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -7,29 +8,31 @@ import Foundation
 
 /// A transport that holds every request until ``open()`` is called, so that tests can have
 /// many requests in flight at once; answers 200 with the request's path as the body.
-final class GatedTransport: HTTPTransport, @unchecked Sendable {
-    // @unchecked: `lock` guards `sent`, `cancelled` and `isOpen`, the only mutable fields.
-    private let lock = NSLock()
-    private var sent: [URLRequest] = []
-    private var cancelled = 0
-    private var isOpen = false
+final class GatedTransport: HTTPTransport, Sendable {
+    private struct State {
+        var sent: [URLRequest] = []
+        var cancelled = 0
+        var isOpen = false
+    }
+
+    private let state = LockIsolated(State())
 
     /// The requests the transport was given, in order.
-    var requests: [URLRequest] { lock.withLock { sent } }
+    var requests: [URLRequest] { state.value.sent }
     /// How many sends were cancelled while they waited.
-    var cancelledCount: Int { lock.withLock { cancelled } }
+    var cancelledCount: Int { state.value.cancelled }
 
     /// Lets every waiting and future request through.
-    func open() { lock.withLock { isOpen = true } }
+    func open() { state.withValue { $0.isOpen = true } }
 
     func send(_ request: TransportRequest) async throws -> Response {
-        lock.withLock { sent.append(request.urlRequest) }
+        state.withValue { $0.sent.append(request.urlRequest) }
         // Bounded: a test that never opens the gate fails after 10 s instead of hanging.
-        for _ in 0..<1_000 where !lock.withLock({ isOpen }) {
+        for _ in 0..<1_000 where !state.value.isOpen {
             do {
                 try await Task.sleep(nanoseconds: 10_000_000)
             } catch {
-                lock.withLock { cancelled += 1 }
+                state.withValue { $0.cancelled += 1 }
                 throw error
             }
         }

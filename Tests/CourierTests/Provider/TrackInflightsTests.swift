@@ -164,19 +164,17 @@ struct TrackInflightsTests {
 }
 
 /// Completion results by caller index.
-final class Collected: @unchecked Sendable {
-    // @unchecked: `lock` guards `results`.
-    private let lock = NSLock()
-    private var results: [Int: Result<Response, CourierError>] = [:]
+final class Collected: Sendable {
+    private let results = LockIsolated<[Int: Result<Response, CourierError>]>([:])
 
     func add(_ index: Int, _ result: Result<Response, CourierError>) {
-        lock.withLock { results[index] = result }
+        results.withValue { $0[index] = result }
     }
 
-    var count: Int { lock.withLock { results.count } }
+    var count: Int { results.value.count }
 
     func result(_ index: Int) -> Result<Response, CourierError>? {
-        lock.withLock { results[index] }
+        results.value[index]
     }
 }
 

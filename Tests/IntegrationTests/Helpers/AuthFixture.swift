@@ -155,14 +155,12 @@ extension GatePlugin {
 }
 
 /// Records every request as it is handed to the transport.
-final class SentLog: PluginType, @unchecked Sendable {
-    // `lock` guards `requests`.
-    private let lock = NSLock()
-    private var requests: [URLRequest] = []
+final class SentLog: PluginType, Sendable {
+    private let requests = LockIsolated<[URLRequest]>([])
 
     func willSend(_ request: URLRequest, target: any TargetType) {
-        lock.withLock { requests.append(request) }
+        requests.withValue { $0.append(request) }
     }
 
-    var all: [URLRequest] { lock.withLock { requests } }
+    var all: [URLRequest] { requests.value }
 }
