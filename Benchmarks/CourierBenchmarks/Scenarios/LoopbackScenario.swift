@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -317,11 +318,9 @@ final class DispatchBackedOperationQueue: OperationQueue, @unchecked Sendable {
 }
 
 /// A thread-safe counter of failed requests.
-final class FailureCount: @unchecked Sendable {
-    // `lock` guards `count`.
-    private let lock = NSLock()
-    private var count = 0
+final class FailureCount: Sendable {
+    private let count = CallCounter()
 
-    func add() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
+    func add() { count.increment() }
+    var value: Int { count.value }
 }
