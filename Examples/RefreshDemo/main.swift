@@ -29,7 +29,8 @@ let session = AuthSession(
     store: InMemoryTokenStore(),
     refresh: { token in
         timeline.refreshStarted()
-        let response = try await authProvider.request(TokenEndpoint(base: base, grant: .refresh(token.refreshToken ?? "")))
+        let response = try await authProvider.request(
+            TokenEndpoint(base: base, grant: .refresh(token.refreshToken ?? "")))
         guard (200..<300).contains(response.statusCode) else {
             // What ended (or failed) the refresh, in the token endpoint's words (RFC 6749 §5.2).
             timeline.print("✗", "refresh answered \(response.statusCode): \(oauthError(in: response))")

@@ -23,7 +23,8 @@ struct ScriptedTransportDiagnosticsTests {
         #expect(output.status == 0, "\(output.diagnostics)")
     }
 
-    @Test("a wrong label inside the only reply is reported at that argument, by name, not as a missing member of [Reply]")
+    @Test(
+        "a wrong label inside the only reply is reported at that argument, by name, not as a missing member of [Reply]")
     func wrongLabelInReply() throws {
         let line = #"transport.enqueue(.json("{}", status: 201), for: .get("/me"))"#
         let output = try Self.typecheck(line)
@@ -83,7 +84,8 @@ struct ScriptedTransportDiagnosticsTests {
 
     static func findSwiftc() -> URL? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let candidates = path.split(separator: ":").map { URL(fileURLWithPath: String($0)) }
+        let candidates =
+            path.split(separator: ":").map { URL(fileURLWithPath: String($0)) }
             + [URL(fileURLWithPath: "/opt/swift/usr/bin")]
         return candidates.map { $0.appendingPathComponent("swiftc") }
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }

@@ -1,6 +1,6 @@
 import Courier
-import CourierTestServerTargets
 import CourierTestServer
+import CourierTestServerTargets
 import CourierTesting
 import Foundation
 

@@ -71,7 +71,9 @@ struct RetryPolicyTests {
 
     @Test("dropped connections and time-outs are retried; other errors are not")
     func urlErrors() async throws {
-        let transient = ScriptedTransport(replies: [.failure(URLError(.networkConnectionLost)), .failure(URLError(.timedOut)), .status(200)])
+        let transient = ScriptedTransport(replies: [
+            .failure(URLError(.networkConnectionLost)), .failure(URLError(.timedOut)), .status(200),
+        ])
         #expect(
             try await Provider<Target>(transport: transient, retryPolicy: policy()).request(Target()).statusCode == 200)
         #expect(transient.requestCount == 3)

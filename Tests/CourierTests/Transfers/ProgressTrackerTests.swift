@@ -1,8 +1,8 @@
+import CourierTesting
 import Foundation
 import Testing
 
 @testable import Courier
-import CourierTesting
 
 @Suite("ProgressTracker")
 struct ProgressTrackerTests {

@@ -1,8 +1,8 @@
+import CourierTesting
 import Foundation
 import Testing
 
 @testable import Courier
-import CourierTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

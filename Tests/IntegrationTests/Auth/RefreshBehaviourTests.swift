@@ -1,6 +1,6 @@
 import Courier
-import CourierTesting
 import CourierTestServer
+import CourierTesting
 import Foundation
 import Testing
 

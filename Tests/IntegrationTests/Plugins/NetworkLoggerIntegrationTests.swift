@@ -1,7 +1,7 @@
 import Courier
-import CourierTesting
 import CourierPlugins
 import CourierTestServer
+import CourierTesting
 import Foundation
 import Testing
 

@@ -142,7 +142,9 @@ struct ProgressTests {
         scratch.remove()
     }
 
-    @Test("a failed transfer ends the stream with the error, never with a completed step", arguments: TransportUnderTest.allCases)
+    @Test(
+        "a failed transfer ends the stream with the error, never with a completed step",
+        arguments: TransportUnderTest.allCases)
     func failure(_ kind: TransportUnderTest) async throws {
         let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }
