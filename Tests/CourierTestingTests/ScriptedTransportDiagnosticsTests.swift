@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Testing
 
@@ -13,8 +14,8 @@ struct ScriptedTransportDiagnosticsTests {
         """
 
     @Test("a correct script type-checks (so the checks below see real diagnostics)")
-    func correctScript() throws {
-        let output = try Self.typecheck(
+    func correctScript() async throws {
+        let output = try await Self.typecheck(
             """
             transport.enqueue(.json("{}", statusCode: 201), for: .get("/me"))
             transport.enqueue(.status(401), .text("ok"), for: .post("/me"))
@@ -25,9 +26,9 @@ struct ScriptedTransportDiagnosticsTests {
 
     @Test(
         "a wrong label inside the only reply is reported at that argument, by name, not as a missing member of [Reply]")
-    func wrongLabelInReply() throws {
+    func wrongLabelInReply() async throws {
         let line = #"transport.enqueue(.json("{}", status: 201), for: .get("/me"))"#
-        let output = try Self.typecheck(line)
+        let output = try await Self.typecheck(line)
         // swiftc points at the argument's value and names its label.
         let column = try #require(line.range(of: "201")).lowerBound.utf16Offset(in: line) + 1
         #expect(output.status != 0)
@@ -36,15 +37,15 @@ struct ScriptedTransportDiagnosticsTests {
     }
 
     @Test("a wrong label on enqueue itself names the label expected")
-    func wrongLabelOnEnqueue() throws {
-        let output = try Self.typecheck(#"transport.enqueue(.status(200), four: .get("/me"))"#)
+    func wrongLabelOnEnqueue() async throws {
+        let output = try await Self.typecheck(#"transport.enqueue(.status(200), four: .get("/me"))"#)
         #expect(output.status != 0)
         #expect(output.diagnostics.contains("incorrect argument label in call (have '_:four:', expected '_:for:')"))
     }
 
     @Test("an array passed where replies are listed says how to pass it")
-    func arrayWithoutContentsOf() throws {
-        let output = try Self.typecheck(#"transport.enqueue([.status(200)], for: .get("/me"))"#)
+    func arrayWithoutContentsOf() async throws {
+        let output = try await Self.typecheck(#"transport.enqueue([.status(200)], for: .get("/me"))"#)
         #expect(output.status != 0)
         #expect(output.diagnostics.contains("remove brackets to pass array elements directly"))
         #expect(output.diagnostics.contains("expected: '(contentsOf:for:)'"))
@@ -58,7 +59,19 @@ struct ScriptedTransportDiagnosticsTests {
     }
 
     /// Type-checks `code` (after the preamble) as `main.swift` against the built modules.
-    static func typecheck(_ code: String) throws -> Output {
+    ///
+    /// swiftc takes seconds on a busy machine: it is waited for on a dispatch queue, never
+    /// on the cooperative pool (two threads on a 2-core machine), whose blocking would hold
+    /// up every other suite's timers and cancellations.
+    static func typecheck(_ code: String) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try typecheckBlocking(code) })
+            }
+        }
+    }
+
+    private static func typecheckBlocking(_ code: String) throws -> Output {
         let swiftc = try #require(findSwiftc(), "swiftc is not on PATH")
         let modules = try #require(builtModules(), "the built modules were not found next to the test binary")
         let directory = FileManager.default.temporaryDirectory
