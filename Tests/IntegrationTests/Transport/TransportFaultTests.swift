@@ -74,7 +74,8 @@ struct TransportFaultTests {
     @Test("headers slower than the request time-out end in timedOut, promptly", arguments: TransportUnderTest.allCases)
     func slowHeaders(_ kind: TransportUnderTest) async {
         await expectUnderlying(
-            "fault/slow-headers/120000", codes: [.timedOut], within: .seconds(60), using: Self.provider(kind, timeout: 1)
+            "fault/slow-headers/120000", codes: [.timedOut], within: .seconds(60),
+            using: Self.provider(kind, timeout: 1)
         )
     }
 
