@@ -246,7 +246,9 @@ struct RawClient: Sendable {
 /// a continuation, its callbacks on a serial dispatch queue. The difference to ``RawClient``
 /// is the price of that design on swift-corelibs-foundation, whoever pays it.
 final class RawDelegateClient: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // `lock` guards `pending`.
+    // @unchecked, with its own lock: the raw URLSession baseline this benchmark compares
+    // Courier with, written as an app without Courier would write it. `lock` guards
+    // `pending`; `session` is set once in `init`, before any other thread sees the client.
     private let lock = NSLock()
     private var pending:
         [Int: (continuation: CheckedContinuation<(Data, URLResponse?), any Error>, data: Data, response: URLResponse?)] =

@@ -149,6 +149,8 @@ struct DownloadTests {
 
 /// What a destination closure was called with, recorded from the transport's thread.
 final class ClosureArguments: @unchecked Sendable {
+    // A lock and a var rather than CourierTesting's LockIsolated: this folder is also
+    // compiled by Transports/CourierCurl, whose test target does not link CourierTesting.
     // @unchecked: `lock` guards `stored`, the only mutable field.
     private let lock = NSLock()
     private var stored: (URL, HTTPURLResponse, Int)?

@@ -165,6 +165,8 @@ struct MultipartUploadTests {
 
 /// Remembers that something was seen, from any thread.
 final class SpoolWatch: @unchecked Sendable {
+    // A lock and a var rather than CourierTesting's LockIsolated: this folder is also
+    // compiled by Transports/CourierCurl, whose test target does not link CourierTesting.
     // @unchecked: `lock` guards `seen`, the only mutable field.
     private let lock = NSLock()
     private var seen = false

@@ -185,6 +185,8 @@ struct TransportIntegrationTests {
 
 /// Records hook calls in order.
 final class OrderLog: @unchecked Sendable {
+    // A lock and a var rather than CourierTesting's LockIsolated: this folder is also
+    // compiled by Transports/CourierCurl, whose test target does not link CourierTesting.
     // `lock` guards `recorded`.
     private let lock = NSLock()
     private var recorded: [String] = []
