@@ -26,6 +26,8 @@ import Foundation
 /// The Python process reads its standard input until end-of-file and exits then, so it
 /// ends with ``stop()``, with `deinit`, and also when the test process dies.
 public final class TestServer: @unchecked Sendable {
+    // Its own lock rather than CourierTesting's LockIsolated: CourierTestServer depends on
+    // nothing (the CourierCurl package compiles it too).
     // @unchecked Sendable: the only mutable field, `isStopped`, and every use of `process`
     // and `standardInput` are guarded by `lock`; the other stored properties are immutable
     // and Sendable.
