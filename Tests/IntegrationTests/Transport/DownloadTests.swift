@@ -9,7 +9,7 @@ import Testing
 
 // Serialized: the transfers of one suite run one after another, so the suites together
 // never load this 2-core machine with dozens of uploads at once (timing tests run beside).
-@Suite("Downloads land at their destination", .serialized)
+@Suite("Downloads land at their destination", .serialized, .timeLimit(.minutes(5)))
 struct DownloadTests {
     let server: TestServer
     let scratch: ScratchDirectory
@@ -149,6 +149,8 @@ struct DownloadTests {
 
 /// What a destination closure was called with, recorded from the transport's thread.
 final class ClosureArguments: @unchecked Sendable {
+    // A lock and a var rather than CourierTesting's LockIsolated: this folder is also
+    // compiled by Transports/CourierCurl, whose test target does not link CourierTesting.
     // @unchecked: `lock` guards `stored`, the only mutable field.
     private let lock = NSLock()
     private var stored: (URL, HTTPURLResponse, Int)?

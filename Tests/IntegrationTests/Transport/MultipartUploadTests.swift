@@ -9,7 +9,7 @@ import Testing
 
 // Serialized: the transfers of one suite run one after another, so the suites together
 // never load this 2-core machine with dozens of uploads at once (timing tests run beside).
-@Suite("Multipart uploads arrive byte for byte", .serialized)
+@Suite("Multipart uploads arrive byte for byte", .serialized, .timeLimit(.minutes(5)))
 struct MultipartUploadTests {
     let server: TestServer
     let scratch: ScratchDirectory
@@ -165,6 +165,8 @@ struct MultipartUploadTests {
 
 /// Remembers that something was seen, from any thread.
 final class SpoolWatch: @unchecked Sendable {
+    // A lock and a var rather than CourierTesting's LockIsolated: this folder is also
+    // compiled by Transports/CourierCurl, whose test target does not link CourierTesting.
     // @unchecked: `lock` guards `seen`, the only mutable field.
     private let lock = NSLock()
     private var seen = false

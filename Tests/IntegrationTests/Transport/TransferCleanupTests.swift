@@ -10,7 +10,7 @@ import Testing
 
 // Serialized: the transfers of one suite run one after another, so the suites together
 // never load this 2-core machine with dozens of uploads at once (timing tests run beside).
-@Suite("Cancelled and failed transfers leave no files behind", .serialized)
+@Suite("Cancelled and failed transfers leave no files behind", .serialized, .timeLimit(.minutes(5)))
 struct TransferCleanupTests {
     let server: TestServer
     let scratch: ScratchDirectory
@@ -144,6 +144,8 @@ struct TransferCleanupTests {
 
 /// The handle of a request started with a completion handler, set once it exists.
 final class CancellableBox: @unchecked Sendable {
+    // A lock and a var rather than CourierTesting's LockIsolated: this folder is also
+    // compiled by Transports/CourierCurl, whose test target does not link CourierTesting.
     // @unchecked: `lock` guards `request` and `cancelRequested`.
     private let lock = NSLock()
     private var request: (any Cancellable)?
@@ -168,6 +170,8 @@ final class CancellableBox: @unchecked Sendable {
 
 /// A list of file names recorded once, from any thread.
 final class FileList: @unchecked Sendable {
+    // A lock and a var rather than CourierTesting's LockIsolated: this folder is also
+    // compiled by Transports/CourierCurl, whose test target does not link CourierTesting.
     // @unchecked: `lock` guards `names`, the only mutable field.
     private let lock = NSLock()
     private var names: [String]?

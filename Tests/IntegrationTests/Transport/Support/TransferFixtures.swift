@@ -166,6 +166,8 @@ struct ProtectedEcho: Decodable {
 
 /// Collects what a progress callback receives, from any thread.
 final class ProgressLog: @unchecked Sendable {
+    // A lock and a var rather than CourierTesting's LockIsolated: this folder is also
+    // compiled by Transports/CourierCurl, whose test target does not link CourierTesting.
     // @unchecked: `lock` guards `steps`, the only mutable field.
     private let lock = NSLock()
     private var steps: [ProgressResponse] = []
