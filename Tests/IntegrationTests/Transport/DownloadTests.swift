@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTesting
 import Foundation
 import Testing
 
@@ -148,17 +149,13 @@ struct DownloadTests {
 }
 
 /// What a destination closure was called with, recorded from the transport's thread.
-final class ClosureArguments: @unchecked Sendable {
-    // A lock and a var rather than CourierTesting's LockIsolated: this folder is also
-    // compiled by Transports/CourierCurl, whose test target does not link CourierTesting.
-    // @unchecked: `lock` guards `stored`, the only mutable field.
-    private let lock = NSLock()
-    private var stored: (URL, HTTPURLResponse, Int)?
+final class ClosureArguments: Sendable {
+    private let stored = LockIsolated<(URL, HTTPURLResponse, Int)?>(nil)
 
     func record(temporaryURL: URL, response: HTTPURLResponse) {
         let size = (try? FileManager.default.attributesOfItem(atPath: temporaryURL.path)[.size] as? Int) ?? -1
-        lock.withLock { stored = (temporaryURL, response, size) }
+        stored.setValue((temporaryURL, response, size))
     }
 
-    var value: (URL, HTTPURLResponse, Int)? { lock.withLock { stored } }
+    var value: (URL, HTTPURLResponse, Int)? { stored.value }
 }

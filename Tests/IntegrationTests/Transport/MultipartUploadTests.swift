@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTesting
 import Foundation
 import Testing
 
@@ -164,13 +165,9 @@ struct MultipartUploadTests {
 }
 
 /// Remembers that something was seen, from any thread.
-final class SpoolWatch: @unchecked Sendable {
-    // A lock and a var rather than CourierTesting's LockIsolated: this folder is also
-    // compiled by Transports/CourierCurl, whose test target does not link CourierTesting.
-    // @unchecked: `lock` guards `seen`, the only mutable field.
-    private let lock = NSLock()
-    private var seen = false
+final class SpoolWatch: Sendable {
+    private let seen = LockIsolated(false)
 
-    func mark() { lock.withLock { seen = true } }
-    var marked: Bool { lock.withLock { seen } }
+    func mark() { seen.setValue(true) }
+    var marked: Bool { seen.value }
 }

@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTesting
 import Dispatch
 import Foundation
 import Testing
@@ -143,42 +144,34 @@ struct TransferCleanupTests {
 }
 
 /// The handle of a request started with a completion handler, set once it exists.
-final class CancellableBox: @unchecked Sendable {
-    // A lock and a var rather than CourierTesting's LockIsolated: this folder is also
-    // compiled by Transports/CourierCurl, whose test target does not link CourierTesting.
-    // @unchecked: `lock` guards `request` and `cancelRequested`.
-    private let lock = NSLock()
-    private var request: (any Cancellable)?
-    private var cancelRequested = false
+final class CancellableBox: Sendable {
+    /// The request once it exists, and whether a cancel came before it did.
+    private let state = LockIsolated<(request: (any Cancellable)?, cancelRequested: Bool)>((nil, false))
 
     func set(_ request: any Cancellable) {
-        let cancelNow = lock.withLock {
-            self.request = request
-            return cancelRequested
+        let cancelNow = state.withValue { state -> Bool in
+            state.request = request
+            return state.cancelRequested
         }
         if cancelNow { request.cancel() }
     }
 
     func cancel() {
-        let request = lock.withLock {
-            cancelRequested = true
-            return self.request
+        let request = state.withValue { state -> (any Cancellable)? in
+            state.cancelRequested = true
+            return state.request
         }
         request?.cancel()
     }
 }
 
 /// A list of file names recorded once, from any thread.
-final class FileList: @unchecked Sendable {
-    // A lock and a var rather than CourierTesting's LockIsolated: this folder is also
-    // compiled by Transports/CourierCurl, whose test target does not link CourierTesting.
-    // @unchecked: `lock` guards `names`, the only mutable field.
-    private let lock = NSLock()
-    private var names: [String]?
+final class FileList: Sendable {
+    private let names = LockIsolated<[String]?>(nil)
 
-    func set(_ names: [String]) { lock.withLock { self.names = names } }
-    var isSet: Bool { lock.withLock { names != nil } }
-    var value: [String] { lock.withLock { names ?? [] } }
+    func set(_ names: [String]) { self.names.setValue(names) }
+    var isSet: Bool { names.value != nil }
+    var value: [String] { names.value ?? [] }
 }
 
 extension Result {

@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTesting
 import Dispatch
 import Foundation
 import Testing
@@ -184,14 +185,10 @@ struct TransportIntegrationTests {
 }
 
 /// Records hook calls in order.
-final class OrderLog: @unchecked Sendable {
-    // A lock and a var rather than CourierTesting's LockIsolated: this folder is also
-    // compiled by Transports/CourierCurl, whose test target does not link CourierTesting.
-    // `lock` guards `recorded`.
-    private let lock = NSLock()
-    private var recorded: [String] = []
-    func append(_ entry: String) { lock.withLock { recorded.append(entry) } }
-    var entries: [String] { lock.withLock { recorded } }
+final class OrderLog: Sendable {
+    private let recorded = LockIsolated<[String]>([])
+    func append(_ entry: String) { recorded.withValue { $0.append(entry) } }
+    var entries: [String] { recorded.value }
 }
 
 /// Records its hooks and sets `X-Plugin` to its name in `prepare`.

@@ -1,4 +1,5 @@
 import CourierTestServer
+import CourierTesting
 import Foundation
 
 @testable import Courier
@@ -165,20 +166,14 @@ struct ProtectedEcho: Decodable {
 }
 
 /// Collects what a progress callback receives, from any thread.
-final class ProgressLog: @unchecked Sendable {
-    // A lock and a var rather than CourierTesting's LockIsolated: this folder is also
-    // compiled by Transports/CourierCurl, whose test target does not link CourierTesting.
-    // @unchecked: `lock` guards `steps`, the only mutable field.
-    private let lock = NSLock()
-    private var steps: [ProgressResponse] = []
+final class ProgressLog: Sendable {
+    private let steps = LockIsolated<[ProgressResponse]>([])
 
     func append(_ step: ProgressResponse) {
-        lock.withLock { steps.append(step) }
+        steps.withValue { $0.append(step) }
     }
 
-    var all: [ProgressResponse] {
-        lock.withLock { steps }
-    }
+    var all: [ProgressResponse] { steps.value }
 }
 
 extension Array where Element == ProgressResponse {
