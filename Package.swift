@@ -25,12 +25,19 @@ let package = Package(
         // Starts and drives the Python test server (Tests/Server/server.py); used by the
         // integration tests and by the RefreshDemo executable. Not a product.
         .target(name: "CourierTestServer", path: "Tests/Server", exclude: ["server.py", "README.md"]),
+        // The test server's token endpoint as a target, written once for the integration tests,
+        // the soak, the benchmarks and RefreshDemo. Not a product; unlike CourierTestServer
+        // (which the CourierCurl package also compiles), it depends on Courier.
+        .target(name: "CourierTestServerTargets", dependencies: ["Courier"], path: "Tests/ServerTargets"),
         // A bounded soak against the test server, shared by the integration tests and the
         // benchmark executable. Not a product.
-        .target(name: "CourierSoak", dependencies: ["Courier", "CourierTestServer"], path: "Tests/Soak"),
+        .target(
+            name: "CourierSoak",
+            dependencies: ["Courier", "CourierTesting", "CourierTestServer", "CourierTestServerTargets"],
+            path: "Tests/Soak"),
         .executableTarget(
             name: "RefreshDemo",
-            dependencies: ["Courier", "CourierTestServer"],
+            dependencies: ["Courier", "CourierTesting", "CourierTestServer", "CourierTestServerTargets"],
             path: "Examples/RefreshDemo"
         ),
         // The GitHub example: the API enum, models and client an app would write (a library, so
@@ -51,7 +58,9 @@ let package = Package(
         // see BENCHMARKS.md. Not part of `swift test`.
         .executableTarget(
             name: "CourierBenchmarks",
-            dependencies: ["Courier", "CourierTesting", "CourierTestServer", "CourierSoak"],
+            dependencies: [
+                "Courier", "CourierTesting", "CourierTestServer", "CourierTestServerTargets", "CourierSoak",
+            ],
             path: "Benchmarks/CourierBenchmarks"
         ),
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
@@ -59,7 +68,10 @@ let package = Package(
         .testTarget(name: "CourierTestingTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Courier", "CourierPlugins", "CourierTesting", "CourierTestServer", "CourierSoak"]
+            dependencies: [
+                "Courier", "CourierPlugins", "CourierTesting", "CourierTestServer", "CourierTestServerTargets",
+                "CourierSoak",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -9,32 +9,3 @@ struct DemoAPI: TargetType {
     var task: RequestTask { .requestPlain }
     var headers: [String: String]? { ["Accept": "application/json"] }
 }
-
-/// The token endpoint, called through a plain `Provider` — never the refreshable one — and
-/// never signed.
-enum AuthAPI: TargetType, AccessTokenAuthorizable {
-    case password(base: URL, username: String, password: String)
-    case refresh(base: URL, refreshToken: String)
-
-    var baseURL: URL {
-        switch self {
-        case .password(let base, _, _), .refresh(let base, _): base
-        }
-    }
-    var path: String { "oauth/token" }
-    var method: HTTPMethod { .post }
-    var task: RequestTask {
-        switch self {
-        case .password(_, let username, let password):
-            .requestParameters(
-                parameters: ["grant_type": "password", "username": username, "password": password],
-                encoding: URLEncoding.httpBody)
-        case .refresh(_, let refreshToken):
-            .requestParameters(
-                parameters: ["grant_type": "refresh_token", "refresh_token": refreshToken],
-                encoding: URLEncoding.httpBody)
-        }
-    }
-    var headers: [String: String]? { nil }
-    var authorizationType: AuthorizationType? { nil }
-}

@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -9,18 +10,21 @@ import Foundation
 ///
 /// Tokens are shown as "token A", "token B"… — never their value. Each request's lines (sent,
 /// answered) are printed only when `verbose`; refreshes and session events always are.
-final class Timeline: PluginType, @unchecked Sendable {
-    // `lock` guards every mutable field below.
-    private let lock = NSLock()
+final class Timeline: PluginType, Sendable {
+    /// What the timeline counts, behind one lock.
+    private struct Counts {
+        var labels: [String: String] = [:]
+        var attempts: [String: Int] = [:]
+        var sent = 0
+        var rejected = 0
+        var replays = 0
+        var refreshCalls = 0
+    }
+
     private let start = Date()
     /// Whether every request and response gets its own line.
     let verbose: Bool
-    private var labels: [String: String] = [:]
-    private var attempts: [String: Int] = [:]
-    private(set) var sent = 0
-    private(set) var rejected = 0
-    private(set) var replays = 0
-    private(set) var refreshCalls = 0
+    private let state = LockIsolated(Counts())
 
     init(verbose: Bool) {
         self.verbose = verbose
@@ -34,11 +38,11 @@ final class Timeline: PluginType, @unchecked Sendable {
     /// A stable, secret-free name for an access token.
     func label(forAccessToken token: String?) -> String {
         guard let token else { return "no token" }
-        return lock.withLock {
-            if let label = labels[token] { return label }
-            let letter = Character(UnicodeScalar(UInt8(65 + labels.count % 26)))
+        return state.withValue { state in
+            if let label = state.labels[token] { return label }
+            let letter = Character(UnicodeScalar(UInt8(65 + state.labels.count % 26)))
             let label = "token \(letter)"
-            labels[token] = label
+            state.labels[token] = label
             return label
         }
     }
@@ -46,11 +50,11 @@ final class Timeline: PluginType, @unchecked Sendable {
     func willSend(_ request: URLRequest, target: any TargetType) {
         let header = request.value(forHTTPHeaderField: "Authorization")
         let token = header.map { String($0.drop { $0 != " " }.dropFirst()) }
-        let attempt = lock.withLock {
-            sent += 1
-            attempts[target.path, default: 0] += 1
-            if attempts[target.path, default: 0] > 1 { replays += 1 }
-            return attempts[target.path, default: 0]
+        let attempt = state.withValue { state in
+            state.sent += 1
+            state.attempts[target.path, default: 0] += 1
+            if state.attempts[target.path, default: 0] > 1 { state.replays += 1 }
+            return state.attempts[target.path, default: 0]
         }
         let label = label(forAccessToken: token)
         guard verbose else { return }
@@ -61,7 +65,7 @@ final class Timeline: PluginType, @unchecked Sendable {
     func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) {
         switch result {
         case .success(let response):
-            if response.statusCode == 401 { lock.withLock { rejected += 1 } }
+            if response.statusCode == 401 { state.withValue { $0.rejected += 1 } }
             if verbose { print("←", "\(response.statusCode) /\(target.path)") }
         case .failure(let error):
             print("✗", "/\(target.path): \(error)")
@@ -69,21 +73,22 @@ final class Timeline: PluginType, @unchecked Sendable {
     }
 
     func refreshStarted() {
-        lock.withLock { refreshCalls += 1 }
+        state.withValue { $0.refreshCalls += 1 }
         print("⟳", "refresh call to POST /oauth/token")
     }
 
     var counts: (sent: Int, rejected: Int, replays: Int, refreshCalls: Int) {
-        lock.withLock { (sent, rejected, replays, refreshCalls) }
+        let counts = state.value
+        return (counts.sent, counts.rejected, counts.replays, counts.refreshCalls)
     }
 
     func resetCounts() {
-        lock.withLock {
-            sent = 0
-            rejected = 0
-            replays = 0
-            refreshCalls = 0
-            attempts = [:]
+        state.withValue { state in
+            state.sent = 0
+            state.rejected = 0
+            state.replays = 0
+            state.refreshCalls = 0
+            state.attempts = [:]
         }
     }
 }

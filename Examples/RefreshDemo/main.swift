@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTestServerTargets
 import Foundation
 
 // RefreshDemo: token refresh and replay against the local test server.
@@ -19,14 +20,17 @@ let burstSize = 24
 let server = try await TestServer.start(tokenLifetime: 4)
 defer { server.stop() }
 let timeline = Timeline(verbose: verbose)
-let authProvider = Provider<AuthAPI>()
+// The token endpoint, called through a plain `Provider` (never the refreshable one) and never
+// signed: the test server's, shared with Courier's tests (Tests/ServerTargets/TokenEndpoint.swift).
+let authProvider = Provider<TokenEndpoint>()
 let base = server.baseURL
 
 let session = AuthSession(
     store: InMemoryTokenStore(),
     refresh: { token in
         timeline.refreshStarted()
-        let response = try await authProvider.request(.refresh(base: base, refreshToken: token.refreshToken ?? ""))
+        let response = try await authProvider.request(
+            TokenEndpoint(base: base, grant: .refresh(token.refreshToken ?? "")))
         guard (200..<300).contains(response.statusCode) else {
             // What ended (or failed) the refresh, in the token endpoint's words (RFC 6749 §5.2).
             timeline.print("✗", "refresh answered \(response.statusCode): \(oauthError(in: response))")
@@ -93,7 +97,8 @@ func summary(_ title: String, failures: Int, requests: Int) async throws {
 
 print("Courier RefreshDemo — test server on \(server.baseURL)\n")
 print("1. Sign in (password grant)")
-let signInResponse = try await authProvider.request(.password(base: base, username: "ada", password: "lovelace"))
+let signInResponse = try await authProvider.request(
+    TokenEndpoint(base: base, grant: .password(username: "ada", password: "lovelace")))
 let signedIn = try OAuthToken(response: signInResponse)
 try await session.signIn(signedIn)
 timeline.print("✓", "signed in with \(timeline.label(forAccessToken: signedIn.accessToken)), valid 4 s")

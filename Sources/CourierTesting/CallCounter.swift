@@ -12,9 +12,8 @@ import Foundation
 /// // … fire concurrent requests …
 /// #expect(refreshes.value == 1)
 /// ```
-public final class CallCounter: @unchecked Sendable {  // `lock` guards `count`
-    private let lock = NSLock()
-    private var count = 0
+public final class CallCounter: Sendable {
+    private let count = LockIsolated(0)
 
     /// Creates a counter at zero.
     public init() {}
@@ -22,7 +21,7 @@ public final class CallCounter: @unchecked Sendable {  // `lock` guards `count`
     /// Adds one and returns the new count (1 for the first call).
     @discardableResult
     public func increment() -> Int {
-        lock.withLock {
+        count.withValue { count in
             count += 1
             return count
         }
@@ -30,9 +29,9 @@ public final class CallCounter: @unchecked Sendable {  // `lock` guards `count`
 
     /// Sets the count back to zero.
     public func reset() {
-        lock.withLock { count = 0 }
+        count.setValue(0)
     }
 
     /// The count so far.
-    public var value: Int { lock.withLock { count } }
+    public var value: Int { count.value }
 }

@@ -23,8 +23,7 @@ import Foundation
 ///
 /// A request that comes after the last response fails loudly with
 /// ``SampleResponseSequence/Exhausted``, naming the target.
-public final class SampleResponseSequence: @unchecked Sendable {  // `lock` guards `served`
-    // @unchecked: `lock` guards `served`, the only mutable field.
+public final class SampleResponseSequence: Sendable {
 
     /// A request came after every response in the sequence was used.
     public struct Exhausted: Error, Sendable, CustomStringConvertible {
@@ -41,8 +40,7 @@ public final class SampleResponseSequence: @unchecked Sendable {  // `lock` guar
 
     /// The responses, in the order they are served.
     public let responses: [EndpointSampleResponse]
-    private let lock = NSLock()
-    private var served = 0
+    private let served = LockIsolated(0)
 
     /// Creates a sequence that serves `responses` in order.
     public init(_ responses: [EndpointSampleResponse]) {
@@ -51,7 +49,7 @@ public final class SampleResponseSequence: @unchecked Sendable {  // `lock` guar
 
     /// The next response, for a request to `target`.
     public func next(for target: any TargetType) -> EndpointSampleResponse {
-        let index = lock.withLock { () -> Int in
+        let index = served.withValue { served -> Int in
             defer { served += 1 }
             return served
         }
@@ -63,11 +61,11 @@ public final class SampleResponseSequence: @unchecked Sendable {  // `lock` guar
 
     /// How many requests the sequence has answered (or refused, once exhausted).
     public var servedCount: Int {
-        lock.withLock { served }
+        served.value
     }
 
     /// How many responses are left.
     public var remainingCount: Int {
-        lock.withLock { max(0, responses.count - served) }
+        max(0, responses.count - served.value)
     }
 }

@@ -32,30 +32,42 @@ import Foundation
 /// request's `httpBody`.
 /// A download's reply body is written to the download's destination, as a real transfer
 /// would. The transport is safe to use from many tasks at once.
-public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {  // `lock` guards `state`
-    // @unchecked: `lock` guards `state`, the only mutable field.
+public final class ScriptedTransport: HTTPTransport, Sendable {
 
     /// Answers a request that no queued or ``always(_:for:)`` reply matched; `nil` leaves it
     /// unscripted.
     public typealias Handler = @Sendable (URLRequest) -> Reply?
 
-    private struct Script {
+    private struct Script: Sendable {
         let route: Route
         var replies: [Reply]
     }
 
-    private struct State {
+    private struct State: Sendable {
         var scripts: [Script] = []
         var fallbacks: [(route: Route, reply: Reply)] = []
         var handler: Handler?
         var recorded: [URLRequest] = []
     }
 
-    private let lock = NSLock()
-    private var state = State()
+    private let state = LockIsolated(State())
 
     /// Creates a transport with no script: every request fails until you script it.
     public init() {}
+
+    /// Creates a transport that answers requests, whatever they are, with `replies` in
+    /// order. A request after the last reply fails with ``UnscriptedRequestError``: the
+    /// transport never invents an answer.
+    ///
+    /// ```swift
+    /// let transport = ScriptedTransport(replies: [.status(503), .status(503), .status(200)])
+    /// // … a provider with a retry policy sends one request …
+    /// #expect(transport.requestCount == 3)
+    /// ```
+    public convenience init(replies: [Reply]) {
+        self.init()
+        enqueue(contentsOf: replies, for: .any)
+    }
 
     /// Creates a transport that answers with `handler`.
     ///
@@ -65,7 +77,7 @@ public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {  // `
     /// }
     /// ```
     public init(handler: @escaping Handler) {
-        state.handler = handler
+        state.withValue { $0.handler = handler }
     }
 
     // MARK: Scripting
@@ -93,30 +105,30 @@ public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {  // `
     /// ```
     public func enqueue(contentsOf replies: some Sequence<Reply>, for route: Route) {
         let replies = Array(replies)
-        lock.withLock { state.scripts.append(Script(route: route, replies: replies)) }
+        state.withValue { $0.scripts.append(Script(route: route, replies: replies)) }
     }
 
     /// Answers every request that matches `route` with `reply`, once its queued replies (if
     /// any) are used up.
     public func always(_ reply: Reply, for route: Route) {
-        lock.withLock { state.fallbacks.append((route, reply)) }
+        state.withValue { $0.fallbacks.append((route, reply)) }
     }
 
     /// Answers requests that nothing else answered with `handler` (replacing an earlier one).
     public func respond(with handler: @escaping Handler) {
-        lock.withLock { state.handler = handler }
+        state.withValue { $0.handler = handler }
     }
 
     /// Forgets the script and the recorded requests.
     public func reset() {
-        lock.withLock { state = State() }
+        state.setValue(State())
     }
 
     // MARK: Recording
 
     /// Every request sent so far, in order, answered or not.
     public var requests: [URLRequest] {
-        lock.withLock { state.recorded }
+        state.withValue { $0.recorded }
     }
 
     /// The requests sent so far that match `route`, in order.
@@ -126,18 +138,18 @@ public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {  // `
 
     /// How many requests were sent so far.
     public var requestCount: Int {
-        lock.withLock { state.recorded.count }
+        state.withValue { $0.recorded.count }
     }
 
     /// The last request sent, if any.
     public var lastRequest: URLRequest? {
-        lock.withLock { state.recorded.last }
+        state.withValue { $0.recorded.last }
     }
 
     /// How many queued replies have not been used yet (``always(_:for:)`` replies do not
     /// count). A test that expects every reply to be used checks that this is 0.
     public var pendingReplyCount: Int {
-        lock.withLock { state.scripts.reduce(0) { $0 + $1.replies.count } }
+        state.withValue { $0.scripts.reduce(0) { $0 + $1.replies.count } }
     }
 
     // MARK: HTTPTransport
@@ -149,9 +161,9 @@ public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {  // `
     public func send(_ request: TransportRequest) async throws -> Response {
         try Task.checkCancellation()
         let recorded = Self.recordable(request)
-        let (scripted, handler) = lock.withLock { () -> (Reply?, Handler?) in
+        let (scripted, handler) = state.withValue { state -> (Reply?, Handler?) in
             state.recorded.append(recorded)
-            return (nextScriptedReply(for: recorded), state.handler)
+            return (Self.nextScriptedReply(for: recorded, in: &state), state.handler)
         }
         // The handler is the test's code: call it outside the lock, so it may use the transport.
         guard let reply = scripted ?? handler?(recorded) else {
@@ -160,8 +172,8 @@ public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {  // `
         return try await answer(request, recorded: recorded, with: reply)
     }
 
-    /// Takes the queued or `always` reply for `request`. Called with the lock held.
-    private func nextScriptedReply(for request: URLRequest) -> Reply? {
+    /// Takes the queued or `always` reply for `request` from `state`.
+    private static func nextScriptedReply(for request: URLRequest, in state: inout State) -> Reply? {
         if let index = state.scripts.firstIndex(where: { !$0.replies.isEmpty && $0.route.matches(request) }) {
             return state.scripts[index].replies.removeFirst()
         }
@@ -194,7 +206,7 @@ public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {  // `
     }
 
     private func scriptDescription() -> String {
-        lock.withLock {
+        state.withValue { state in
             var parts = state.scripts.map { "\($0.route) (\($0.replies.count) left)" }
             parts += state.fallbacks.map { "\($0.route) (always)" }
             if state.handler != nil { parts.append("a handler that returned nil") }

@@ -10,20 +10,17 @@ import Foundation
 /// try await session.signIn(OAuthToken(accessToken: "a", expiresAt: clock.date + 3600))
 /// clock.advance(by: 3600)  // the token has expired: the next request refreshes it
 /// ```
-public final class TestClock: @unchecked Sendable {
-    // @unchecked: `lock` guards `current`, the only mutable field.
-
-    private let lock = NSLock()
-    private var current: Date
+public final class TestClock: Sendable {
+    private let current: LockIsolated<Date>
 
     /// Creates a clock that reads `start` (by default a fixed date, so tests are repeatable).
     public init(start: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
-        self.current = start
+        self.current = LockIsolated(start)
     }
 
     /// The time the clock reads.
     public var date: Date {
-        lock.withLock { current }
+        current.value
     }
 
     /// Reads the clock: pass it where a `now: @Sendable () -> Date` is expected.
@@ -33,11 +30,11 @@ public final class TestClock: @unchecked Sendable {
 
     /// Moves the clock forward by `interval` seconds (backward if negative).
     public func advance(by interval: TimeInterval) {
-        lock.withLock { current += interval }
+        current.withValue { $0 += interval }
     }
 
     /// Sets the clock to `date`.
     public func set(_ date: Date) {
-        lock.withLock { current = date }
+        current.setValue(date)
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Testing
 
@@ -13,8 +14,8 @@ struct ScriptedTransportDiagnosticsTests {
         """
 
     @Test("a correct script type-checks (so the checks below see real diagnostics)")
-    func correctScript() throws {
-        let output = try Self.typecheck(
+    func correctScript() async throws {
+        let output = try await Self.typecheck(
             """
             transport.enqueue(.json("{}", statusCode: 201), for: .get("/me"))
             transport.enqueue(.status(401), .text("ok"), for: .post("/me"))
@@ -23,10 +24,11 @@ struct ScriptedTransportDiagnosticsTests {
         #expect(output.status == 0, "\(output.diagnostics)")
     }
 
-    @Test("a wrong label inside the only reply is reported at that argument, by name, not as a missing member of [Reply]")
-    func wrongLabelInReply() throws {
+    @Test(
+        "a wrong label inside the only reply is reported at that argument, by name, not as a missing member of [Reply]")
+    func wrongLabelInReply() async throws {
         let line = #"transport.enqueue(.json("{}", status: 201), for: .get("/me"))"#
-        let output = try Self.typecheck(line)
+        let output = try await Self.typecheck(line)
         // swiftc points at the argument's value and names its label.
         let column = try #require(line.range(of: "201")).lowerBound.utf16Offset(in: line) + 1
         #expect(output.status != 0)
@@ -35,15 +37,15 @@ struct ScriptedTransportDiagnosticsTests {
     }
 
     @Test("a wrong label on enqueue itself names the label expected")
-    func wrongLabelOnEnqueue() throws {
-        let output = try Self.typecheck(#"transport.enqueue(.status(200), four: .get("/me"))"#)
+    func wrongLabelOnEnqueue() async throws {
+        let output = try await Self.typecheck(#"transport.enqueue(.status(200), four: .get("/me"))"#)
         #expect(output.status != 0)
         #expect(output.diagnostics.contains("incorrect argument label in call (have '_:four:', expected '_:for:')"))
     }
 
     @Test("an array passed where replies are listed says how to pass it")
-    func arrayWithoutContentsOf() throws {
-        let output = try Self.typecheck(#"transport.enqueue([.status(200)], for: .get("/me"))"#)
+    func arrayWithoutContentsOf() async throws {
+        let output = try await Self.typecheck(#"transport.enqueue([.status(200)], for: .get("/me"))"#)
         #expect(output.status != 0)
         #expect(output.diagnostics.contains("remove brackets to pass array elements directly"))
         #expect(output.diagnostics.contains("expected: '(contentsOf:for:)'"))
@@ -57,9 +59,21 @@ struct ScriptedTransportDiagnosticsTests {
     }
 
     /// Type-checks `code` (after the preamble) as `main.swift` against the built modules.
-    static func typecheck(_ code: String) throws -> Output {
+    ///
+    /// swiftc takes seconds: it runs and is waited for on a thread of its own, never on one of
+    /// Swift Concurrency's few cooperative threads, which the other suites running beside this
+    /// one need (blocking one held their cancellations up by the length of a compile).
+    static func typecheck(_ code: String) async throws -> Output {
         let swiftc = try #require(findSwiftc(), "swiftc is not on PATH")
         let modules = try #require(builtModules(), "the built modules were not found next to the test binary")
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try typecheckBlocking(code, swiftc: swiftc, modules: modules) })
+            }.start()
+        }
+    }
+
+    private static func typecheckBlocking(_ code: String, swiftc: URL, modules: URL) throws -> Output {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("courier-diagnostics-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -83,7 +97,8 @@ struct ScriptedTransportDiagnosticsTests {
 
     static func findSwiftc() -> URL? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let candidates = path.split(separator: ":").map { URL(fileURLWithPath: String($0)) }
+        let candidates =
+            path.split(separator: ":").map { URL(fileURLWithPath: String($0)) }
             + [URL(fileURLWithPath: "/opt/swift/usr/bin")]
         return candidates.map { $0.appendingPathComponent("swiftc") }
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }

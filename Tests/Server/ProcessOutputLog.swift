@@ -4,6 +4,8 @@ import Foundation
 /// Collects what the server writes to stderr (the last 64 KiB) and echoes it to this
 /// process's stderr, prefixed, so tracebacks show up in test logs.
 final class ProcessOutputLog: @unchecked Sendable {
+    // Its own lock rather than CourierTesting's LockIsolated: CourierTestServer depends on
+    // nothing (the CourierCurl package compiles it too).
     // @unchecked Sendable: `data` is only touched under `lock`; `ended` is a semaphore.
     private let lock = NSLock()
     private var data = Data()

@@ -7,8 +7,11 @@ import Foundation
 /// A running instance of Courier's Python test server (`Tests/Server/server.py`), listening
 /// on an ephemeral port of 127.0.0.1.
 ///
-/// Each test (or suite) starts its own server, so counters and configuration never leak
-/// between tests that run in parallel:
+/// Two ways to use it. Suites that only read from the server (echo, status codes, faults
+/// chosen by the route) share one instance for the whole test process (the integration
+/// tests' `SharedServer`), so a parallel run does not start a Python process per test. A
+/// test or suite that reads the server's counters or changes its configuration starts its
+/// own, so that state never leaks between tests that run in parallel:
 ///
 /// ```swift
 /// let server = try await TestServer.start(tokenLifetime: 2)
@@ -23,6 +26,8 @@ import Foundation
 /// The Python process reads its standard input until end-of-file and exits then, so it
 /// ends with ``stop()``, with `deinit`, and also when the test process dies.
 public final class TestServer: @unchecked Sendable {
+    // Its own lock rather than CourierTesting's LockIsolated: CourierTestServer depends on
+    // nothing (the CourierCurl package compiles it too).
     // @unchecked Sendable: the only mutable field, `isStopped`, and every use of `process`
     // and `standardInput` are guarded by `lock`; the other stored properties are immutable
     // and Sendable.

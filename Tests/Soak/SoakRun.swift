@@ -1,5 +1,7 @@
 import Courier
 import CourierTestServer
+import CourierTestServerTargets
+import CourierTesting
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -100,12 +102,12 @@ public struct SoakRun: Sendable {
         let server = try await TestServer.start(tokenLifetime: 3600)
         defer { server.stop() }
         let base = server.baseURL
-        let tokenProvider = Provider<SoakTokenEndpoint>()
+        let tokenProvider = Provider<TokenEndpoint>()
         let session = AuthSession(
             refresh: { token in
                 try OAuthToken(
                     response: await tokenProvider.request(
-                        SoakTokenEndpoint(base: base, refreshToken: token.refreshToken ?? "")))
+                        TokenEndpoint(base: base, grant: .refresh(token.refreshToken ?? ""))))
             },
             refreshWindow: nil)
         try await session.signIn(
@@ -215,77 +217,68 @@ struct SoakTarget: TargetType {
     var headers: [String: String]? { nil }
 }
 
-/// The test server's refresh grant.
-struct SoakTokenEndpoint: TargetType, AccessTokenAuthorizable {
-    let base: URL
-    let refreshToken: String
-    var baseURL: URL { base }
-    var path: String { "oauth/token" }
-    var method: HTTPMethod { .post }
-    var task: RequestTask {
-        .requestParameters(
-            parameters: ["grant_type": "refresh_token", "refresh_token": refreshToken], encoding: URLEncoding.httpBody)
-    }
-    var headers: [String: String]? { nil }
-    var authorizationType: AuthorizationType? { nil }
-}
-
 /// Every request's start and completions, behind one lock.
-final class SoakLedger: @unchecked Sendable {
-    // `lock` guards every mutable field below.
-    private let lock = NSLock()
-    private var nextID = 0
-    /// Requests started and not completed yet; completed ones are dropped so the ledger
-    /// itself does not grow with the run.
-    private var pending: Set<Int> = []
-    private var duplicates = 0
-    private var responses = 0
-    private var ok = 0
-    private var otherStatus = 0
-    private var refreshFailures = 0
-    private var otherErrors: [String] = []
+final class SoakLedger: Sendable {
+    private struct State {
+        var nextID = 0
+        /// Requests started and not completed yet; completed ones are dropped so the ledger
+        /// itself does not grow with the run.
+        var pending: Set<Int> = []
+        var duplicates = 0
+        var responses = 0
+        var ok = 0
+        var otherStatus = 0
+        var refreshFailures = 0
+        var otherErrors: [String] = []
+    }
+
+    private let state = LockIsolated(State())
 
     func start() -> Int {
-        lock.withLock {
-            nextID += 1
-            pending.insert(nextID)
-            return nextID
+        state.withValue { state in
+            state.nextID += 1
+            state.pending.insert(state.nextID)
+            return state.nextID
         }
     }
 
     /// Records a completion; returns whether it was the first for `id`.
     @discardableResult
     func complete(_ id: Int, _ result: Result<Response, some Error>) -> Bool {
-        lock.withLock {
-            guard pending.remove(id) != nil else {
-                duplicates += 1
+        let refreshFailed: Bool
+        if case .failure(let error) = result, case .authentication(.refreshFailed) = error as? CourierError {
+            refreshFailed = true
+        } else {
+            refreshFailed = false
+        }
+        let errorText: String? = if case .failure(let error) = result { "\(error)" } else { nil }
+        let statusCode: Int? = if case .success(let response) = result { response.statusCode } else { nil }
+        return state.withValue { state in
+            guard state.pending.remove(id) != nil else {
+                state.duplicates += 1
                 return false
             }
-            switch result {
-            case .success(let response):
-                responses += 1
-                if response.statusCode == 200 { ok += 1 } else { otherStatus += 1 }
-            case .failure(let error):
-                if case .authentication(.refreshFailed) = error as? CourierError {
-                    refreshFailures += 1
-                } else {
-                    otherErrors.append("\(error)")
-                }
+            if let statusCode {
+                state.responses += 1
+                if statusCode == 200 { state.ok += 1 } else { state.otherStatus += 1 }
+            } else if refreshFailed {
+                state.refreshFailures += 1
+            } else if let errorText {
+                state.otherErrors.append(errorText)
             }
             return true
         }
     }
 
     func fill(_ report: inout SoakRun.Report) {
-        lock.withLock {
-            report.started = nextID
-            report.responses = responses
-            report.ok = ok
-            report.otherStatus = otherStatus
-            report.refreshFailures = refreshFailures
-            report.otherErrors = otherErrors
-            report.duplicateCompletions = duplicates
-            report.missingCompletions = pending.count
-        }
+        let state = state.value
+        report.started = state.nextID
+        report.responses = state.responses
+        report.ok = state.ok
+        report.otherStatus = state.otherStatus
+        report.refreshFailures = state.refreshFailures
+        report.otherErrors = state.otherErrors
+        report.duplicateCompletions = state.duplicates
+        report.missingCompletions = state.pending.count
     }
 }

@@ -48,7 +48,10 @@ let package = Package(
         // against both transports by this package's own TransportUnderTest.
         .testTarget(
             name: "CurlIntegrationTests",
-            dependencies: ["CourierCurl", "CurlTestServer", .product(name: "Courier", package: "Courier")],
+            dependencies: [
+                "CourierCurl", "CurlTestServer", .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierTesting", package: "Courier"),
+            ],
             swiftSettings: testServerAlias
         ),
         // What only CurlTransport does: pinning, connection reuse, its loop thread.

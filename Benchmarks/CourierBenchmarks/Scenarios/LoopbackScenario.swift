@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -245,7 +246,9 @@ struct RawClient: Sendable {
 /// a continuation, its callbacks on a serial dispatch queue. The difference to ``RawClient``
 /// is the price of that design on swift-corelibs-foundation, whoever pays it.
 final class RawDelegateClient: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // `lock` guards `pending`.
+    // @unchecked, with its own lock: the raw URLSession baseline this benchmark compares
+    // Courier with, written as an app without Courier would write it. `lock` guards
+    // `pending`; `session` is set once in `init`, before any other thread sees the client.
     private let lock = NSLock()
     private var pending:
         [Int: (continuation: CheckedContinuation<(Data, URLResponse?), any Error>, data: Data, response: URLResponse?)] =
@@ -317,11 +320,9 @@ final class DispatchBackedOperationQueue: OperationQueue, @unchecked Sendable {
 }
 
 /// A thread-safe counter of failed requests.
-final class FailureCount: @unchecked Sendable {
-    // `lock` guards `count`.
-    private let lock = NSLock()
-    private var count = 0
+final class FailureCount: Sendable {
+    private let count = CallCounter()
 
-    func add() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
+    func add() { count.increment() }
+    var value: Int { count.value }
 }

@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTestServerTargets
 import CourierTesting
 import Foundation
 
@@ -95,7 +96,7 @@ struct RefreshStormScenario {
                 case .refresh:
                     let pair = try OAuthToken(
                         tokenResponse: try await server.issueToken(lifetime: 3600), receivedAt: Date())
-                    let target = TokenAPI(baseURL: base, refreshToken: pair.refreshToken ?? "")
+                    let target = TokenEndpoint(base: base, grant: .refresh(pair.refreshToken ?? ""))
                     let seconds = try await Timing.seconds {
                         _ = try OAuthToken(response: try await setup.tokenProvider.request(target))
                     }
@@ -238,36 +239,35 @@ struct StormFailure: Error, CustomStringConvertible {
 }
 
 /// Records when 401s and successes arrive (every attempt, replays included).
-final class StormProbe: PluginType, @unchecked Sendable {
-    // `lock` guards the three instants.
-    private let lock = NSLock()
-    private var first401: ContinuousClock.Instant?
-    private var last401: ContinuousClock.Instant?
-    private var lastSuccess: ContinuousClock.Instant?
+final class StormProbe: PluginType, Sendable {
+    private struct Instants {
+        var first401: ContinuousClock.Instant?
+        var last401: ContinuousClock.Instant?
+        var lastSuccess: ContinuousClock.Instant?
+    }
+
+    private let instants = LockIsolated(Instants())
 
     func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) {
         guard case .success(let response) = result else { return }
         let now = ContinuousClock.now
-        lock.withLock {
+        instants.withValue { instants in
             if response.statusCode == 401 {
-                if first401 == nil { first401 = now }
-                last401 = now
+                if instants.first401 == nil { instants.first401 = now }
+                instants.last401 = now
             } else if response.statusCode == 200 {
-                lastSuccess = now
+                instants.lastSuccess = now
             }
         }
     }
 
     func reset() {
-        lock.withLock {
-            first401 = nil
-            last401 = nil
-            lastSuccess = nil
-        }
+        instants.setValue(Instants())
     }
 
     func snapshot() -> (ContinuousClock.Instant?, ContinuousClock.Instant?, ContinuousClock.Instant?) {
-        lock.withLock { (first401, last401, lastSuccess) }
+        let instants = instants.value
+        return (instants.first401, instants.last401, instants.lastSuccess)
     }
 }
 
@@ -282,30 +282,32 @@ struct RejectedTokenPlugin: PluginType {
 
 /// Holds each first attempt after it is signed until `count` have been signed, then lets
 /// them all go at once; later requests (the replays) pass straight through.
-final class SigningGate: PluginType, @unchecked Sendable {
-    // `lock` guards `expected`, `arrived` and `waiting`.
-    private let lock = NSLock()
-    private var expected = 0
-    private var arrived = 0
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+final class SigningGate: PluginType, Sendable {
+    private struct State {
+        var expected = 0
+        var arrived = 0
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = LockIsolated(State())
 
     /// The next `count` requests wait for each other.
     func arm(_ count: Int) {
-        lock.withLock {
-            expected = count
-            arrived = 0
+        state.withValue { state in
+            state.expected = count
+            state.arrived = 0
         }
     }
 
     func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let release: [CheckedContinuation<Void, Never>] = lock.withLock {
-                guard arrived < expected else { return [continuation] }
-                arrived += 1
-                waiting.append(continuation)
-                guard arrived == expected else { return [] }
-                let all = waiting
-                waiting.removeAll()
+            let release: [CheckedContinuation<Void, Never>] = state.withValue { state in
+                guard state.arrived < state.expected else { return [continuation] }
+                state.arrived += 1
+                state.waiting.append(continuation)
+                guard state.arrived == state.expected else { return [] }
+                let all = state.waiting
+                state.waiting.removeAll()
                 return all
             }
             for waiter in release { waiter.resume() }

@@ -107,15 +107,17 @@ struct SoakScenario {
 }
 
 /// Counts responses by outcome.
-final class StatusTally: @unchecked Sendable {
-    // `lock` guards the three counts.
-    private let lock = NSLock()
-    private var ok = 0
-    private var other = 0
-    private var thrown = 0
+final class StatusTally: Sendable {
+    private struct Counts {
+        var ok = 0
+        var other = 0
+        var thrown = 0
+    }
 
-    func record(_ status: Int) { lock.withLock { if status == 200 { ok += 1 } else { other += 1 } } }
-    func recordFailure() { lock.withLock { thrown += 1 } }
-    var non200: Int { lock.withLock { other } }
-    var failures: Int { lock.withLock { thrown } }
+    private let counts = LockIsolated(Counts())
+
+    func record(_ status: Int) { counts.withValue { if status == 200 { $0.ok += 1 } else { $0.other += 1 } } }
+    func recordFailure() { counts.withValue { $0.thrown += 1 } }
+    var non200: Int { counts.value.other }
+    var failures: Int { counts.value.thrown }
 }

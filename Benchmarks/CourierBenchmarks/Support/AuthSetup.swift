@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTestServerTargets
 import CourierTesting
 import Foundation
 
@@ -14,11 +15,11 @@ struct ServerSession {
     let session: AuthSession
     /// Times the refresh closure ran, counted on the client.
     let refreshCalls: CallCounter
-    let tokenProvider: Provider<TokenAPI>
+    let tokenProvider: Provider<TokenEndpoint>
 
     static func start(tokenLifetime: TimeInterval, refreshWindow: RefreshWindow? = nil) async throws -> ServerSession {
         let server = try await TestServer.start(tokenLifetime: tokenLifetime)
-        let tokenProvider = Provider<TokenAPI>()
+        let tokenProvider = Provider<TokenEndpoint>()
         let refreshCalls = CallCounter()
         let base = server.baseURL
         let session = AuthSession(
@@ -26,7 +27,7 @@ struct ServerSession {
             refresh: { token in
                 refreshCalls.increment()
                 let response = try await tokenProvider.request(
-                    TokenAPI(baseURL: base, refreshToken: token.refreshToken ?? ""))
+                    TokenEndpoint(base: base, grant: .refresh(token.refreshToken ?? "")))
                 return try OAuthToken(response: response)
             },
             refreshWindow: refreshWindow)

@@ -54,17 +54,3 @@ struct ProtectedAPI: TargetType, AccessTokenAuthorizable {
     var headers: [String: String]? { ["Accept": "application/json"] }
     var authorizationType: AuthorizationType? { .bearer }
 }
-
-/// The test server's token endpoint, never signed; called through a plain `Provider`.
-struct TokenAPI: TargetType, AccessTokenAuthorizable {
-    let baseURL: URL
-    let refreshToken: String
-    var path: String { "oauth/token" }
-    var method: HTTPMethod { .post }
-    var task: RequestTask {
-        .requestParameters(
-            parameters: ["grant_type": "refresh_token", "refresh_token": refreshToken], encoding: URLEncoding.httpBody)
-    }
-    var headers: [String: String]? { nil }
-    var authorizationType: AuthorizationType? { nil }
-}

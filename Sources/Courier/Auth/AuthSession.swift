@@ -42,10 +42,9 @@ public actor AuthSession {
     private nonisolated let broadcaster = AuthEventBroadcaster()
     private nonisolated let waiters = TokenWaiters()
 
-    private var machine: AuthStateMachine
-    private var operations: [AuthStateMachine.OperationID: Task<Void, Never>] = [:]
-    private var timeouts: [AuthStateMachine.OperationID: Task<Void, Never>] = [:]
-    private var operationErrors: [AuthStateMachine.OperationID: any Error] = [:]
+    private var machine: StateMachine
+    private var operations: [StateMachine.OperationID: Task<Void, Never>] = [:]
+    private var timeouts: [StateMachine.OperationID: Task<Void, Never>] = [:]
     private nonisolated let loadError: (any Error)?
 
     /// Creates a session.
@@ -86,7 +85,7 @@ public actor AuthSession {
             loadError = error
         }
         self.loadError = loadError
-        self.machine = AuthStateMachine(token: loaded, window: refreshWindow, canAcquire: acquire != nil)
+        self.machine = StateMachine(token: loaded, window: refreshWindow, canAcquire: acquire != nil)
     }
 
     /// A new stream of the session's events from now on (earlier events are not replayed).
@@ -136,8 +135,8 @@ public actor AuthSession {
     ///   the calling task is cancelled.
     public func validToken(minimumValidity: TimeInterval = 0) async throws(AuthenticationError) -> OAuthToken {
         let id = waiters.makeID()
-        let effects = machine.requestToken(waiter: id, minimumValidity: minimumValidity, now: now())
-        return try await wait(id, effects)
+        let action = machine.requestToken(waiter: id, minimumValidity: minimumValidity, now: now())
+        return try await wait(id, action)
     }
 
     /// A token to replace `stale`, which the server rejected.
@@ -150,11 +149,11 @@ public actor AuthSession {
     }
 
     /// A token to replace the access token `stale` that a request carried (`nil` if it
-    /// carried none); see ``refresh(rejecting:)``.
-    public func refresh(rejectingAccessToken stale: String?) async throws(AuthenticationError) -> OAuthToken {
+    /// carried none): what ``RefreshableProvider`` knows of a rejected request.
+    package func refresh(rejectingAccessToken stale: String?) async throws(AuthenticationError) -> OAuthToken {
         let id = waiters.makeID()
-        let effects = machine.requestRefresh(waiter: id, rejecting: stale, now: now())
-        return try await wait(id, effects)
+        let action = machine.requestRefresh(waiter: id, rejecting: stale, now: now())
+        return try await wait(id, action)
     }
 
     /// Stores `token` and makes it current. Requests waiting for a refresh get it; a
@@ -163,7 +162,7 @@ public actor AuthSession {
     /// - Throws: the store's error; the session is then unchanged.
     public func signIn(_ token: OAuthToken) throws {
         try store.save(token)
-        perform(machine.signedIn(token), operationError: nil)
+        perform(machine.signedIn(token))
     }
 
     /// Clears the token from memory and from the store. Waiting requests fail with
@@ -172,43 +171,38 @@ public actor AuthSession {
     ///
     /// - Throws: the store's error (the token is cleared from memory all the same).
     public func signOut() throws {
-        perform(machine.signedOut(), operationError: nil)
+        perform(machine.signedOut())
         try store.save(nil)
     }
 
     // MARK: Waiting
 
-    private func wait(_ id: UInt64, _ effects: AuthStateMachine.Effects) async throws(AuthenticationError)
-        -> OAuthToken
-    {
-        if let answer = immediateAnswer(id, effects) {
+    private func wait(_ id: UInt64, _ action: StateMachine.Action) async throws(AuthenticationError) -> OAuthToken {
+        if let answer = immediateAnswer(action) {
             return try answer.get()
         }
-        return try await suspend(id, effects)
+        return try await suspend(id, action)
     }
 
-    /// Fast path: the answer when `effects` only resume `id` (nothing else to do, no
-    /// continuation needed); `nil` otherwise. Not inlined, so that its temporaries stay off
-    /// the async frame that every waiting request keeps.
+    /// Fast path: the answer when the machine answered the request at once (nothing else to
+    /// do, no continuation needed); `nil` otherwise. Not inlined, so that its temporaries stay
+    /// off the async frame that every waiting request keeps.
     @inline(never)
-    private func immediateAnswer(_ id: UInt64, _ effects: AuthStateMachine.Effects)
-        -> Result<OAuthToken, AuthenticationError>?
-    {
-        guard effects.persist == nil, effects.events.isEmpty, effects.start == nil, effects.cancel == nil,
-            effects.armTimeout == nil,
-            effects.resume.count == 1, let only = effects.resume.first, only.waiter == id
-        else { return nil }
-        return mapped(only.result, operationError: nil)
+    private func immediateAnswer(_ action: StateMachine.Action) -> Result<OAuthToken, AuthenticationError>? {
+        guard case .answer(let result) = action else { return nil }
+        return mapped(result)
     }
 
-    private func suspend(_ id: UInt64, _ effects: AuthStateMachine.Effects) async throws(AuthenticationError)
+    /// Registers the request `id` as a waiter, then performs `action`, which answers it now
+    /// or once the operation it waits for ends.
+    private func suspend(_ id: UInt64, _ action: StateMachine.Action) async throws(AuthenticationError)
         -> OAuthToken
     {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     waiters.register(id, continuation)
-                    perform(effects, operationError: nil)
+                    perform(action)
                 }
             } onCancel: {
                 waiters.cancel(id)
@@ -220,46 +214,56 @@ public actor AuthSession {
         }
     }
 
-    // MARK: Performing effects
+    // MARK: Performing actions
 
-    private func perform(_ effects: AuthStateMachine.Effects, operationError: (any Error)?) {
-        if effects.persist == .clear {
+    /// Performs what the machine decided. `operationError`: what the operation threw (or its
+    /// time-out), which the waiters of a failed operation get.
+    private func perform(_ action: StateMachine.Action, operationError: (any Error)? = nil) {
+        switch action {
+        case .none, .answer:
+            // An answer goes straight back to the one request that asked (see `wait`).
+            break
+        case .armTimeout(let id):
+            armTimeout(id)
+        case .start(let id, let operation):
+            start(id, operation)
+        case .persist:
+            // Handled where the operation ends (`operationEnded`), before anyone is resumed.
+            break
+        case .succeed(let ids, let token, let event):
+            for id in ids { waiters.resume(id, with: .success(token)) }
+            broadcaster.emit(event)
+        case .fail(let ids):
+            let error = AuthenticationError.refreshFailed(operationError ?? RefreshTimeout(seconds: refreshTimeout))
+            for id in ids { waiters.resume(id, with: .failure(error)) }
+            broadcaster.emit(.refreshFailed)
+        case .expire(let ids):
             // The session is over either way; a store that cannot delete must not keep the
             // user signed in.
             try? store.save(nil)
-        }
-        for resumption in effects.resume {
-            waiters.resume(resumption.waiter, with: mapped(resumption.result, operationError: operationError))
-        }
-        for event in effects.events {
+            for id in ids { waiters.resume(id, with: .failure(.sessionExpired)) }
+            broadcaster.emit(.sessionExpired)
+        case .replace(let event, let ids, let result, let cancelled):
+            for id in ids { waiters.resume(id, with: mapped(result)) }
             broadcaster.emit(event)
-        }
-        if let id = effects.cancel {
-            operations.removeValue(forKey: id)?.cancel()
-            timeouts.removeValue(forKey: id)?.cancel()
-        }
-        if let (id, operation) = effects.start {
-            start(id, operation)
-        }
-        if let id = effects.armTimeout {
-            armTimeout(id)
+            if let cancelled {
+                operations.removeValue(forKey: cancelled)?.cancel()
+                timeouts.removeValue(forKey: cancelled)?.cancel()
+            }
         }
     }
 
-    private func mapped(_ result: Result<OAuthToken, AuthStateMachine.Failure>, operationError: (any Error)?)
-        -> Result<OAuthToken, AuthenticationError>
-    {
+    private func mapped(_ result: Result<OAuthToken, StateMachine.Failure>) -> Result<OAuthToken, AuthenticationError> {
         result.mapError { failure in
             switch failure {
             case .missingCredential: loadError.map { .storeUnavailable($0) } ?? .missingCredential
             case .sessionExpired: .sessionExpired
             case .excessiveRefresh: .excessiveRefresh
-            case .transient: .refreshFailed(operationError ?? RefreshTimeout(seconds: refreshTimeout))
             }
         }
     }
 
-    private func start(_ id: AuthStateMachine.OperationID, _ operation: AuthStateMachine.Operation) {
+    private func start(_ id: StateMachine.OperationID, _ operation: StateMachine.Operation) {
         // Detached: the refresh belongs to the session, not to the request that triggered
         // it, and must not inherit its cancellation or task-locals (such as progress).
         let refreshClosure = self.refreshClosure
@@ -283,7 +287,7 @@ public actor AuthSession {
 
     /// Fails the operation's current waiters after ``refreshTimeout`` (the operation itself
     /// goes on).
-    private func armTimeout(_ id: AuthStateMachine.OperationID) {
+    private func armTimeout(_ id: StateMachine.OperationID) {
         let timeout = refreshTimeout
         timeouts.removeValue(forKey: id)?.cancel()
         timeouts[id] = Task.detached { [weak self] in
@@ -296,10 +300,10 @@ public actor AuthSession {
         }
     }
 
-    private func operationEnded(_ id: AuthStateMachine.OperationID, _ result: Result<OAuthToken, any Error>) {
+    private func operationEnded(_ id: StateMachine.OperationID, _ result: Result<OAuthToken, any Error>) {
         operations.removeValue(forKey: id)
         timeouts.removeValue(forKey: id)?.cancel()
-        let outcome: AuthStateMachine.Outcome
+        let outcome: StateMachine.Outcome
         var error: (any Error)?
         switch result {
         case .success(let token) where token.accessToken.isEmpty:
@@ -311,20 +315,21 @@ public actor AuthSession {
             error = failure
             outcome = RefreshFailureClassifier.isRejection(failure) ? .rejected : .transient
         }
-        var effects = machine.operationFinished(id, outcome: outcome)
-        if case .save(let token) = effects.persist {
+        var action = machine.operationFinished(id, outcome: outcome)
+        if case .persist(let token) = action {
+            // Stored before anyone uses it: a rotated refresh token must survive a crash.
             do {
                 try store.save(token)
-                effects = machine.persisted(id, token: token, succeeded: true, now: now())
+                action = machine.persisted(id, token: token, succeeded: true, now: now())
             } catch let storeError {
                 error = storeError
-                effects = machine.persisted(id, token: token, succeeded: false)
+                action = machine.persisted(id, token: token, succeeded: false)
             }
         }
-        perform(effects, operationError: error)
+        perform(action, operationError: error)
     }
 
-    private func operationTimedOut(_ id: AuthStateMachine.OperationID) {
+    private func operationTimedOut(_ id: StateMachine.OperationID) {
         timeouts.removeValue(forKey: id)
         perform(machine.operationTimedOut(id), operationError: RefreshTimeout(seconds: refreshTimeout))
     }

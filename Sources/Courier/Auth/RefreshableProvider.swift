@@ -146,7 +146,7 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     /// refreshing for it would burn a refresh (and replay the request) for nothing.
     static func answeredByTokenOrigin(_ response: Response) -> Bool {
         guard let answeredBy = response.response?.url else { return true }
-        return !URLSessionTransportDelegate.isCrossOrigin(from: response.request?.url, to: answeredBy)
+        return !CrossOriginRedirect.isCrossOrigin(from: response.request?.url, to: answeredBy)
     }
 
     /// The access token in the request's `Authorization` header, without its scheme.

@@ -31,24 +31,12 @@ public struct JSONEncoding: ParameterEncoding {
         var request = request
         let object = parameters as [String: Any]
         guard JSONSerialization.isValidJSONObject(object) else {
-            throw CourierError.parameterEncoding(JSONEncodingFailure.invalidJSONObject)
+            throw CourierError.parameterEncoding(ParameterEncodingFailure.invalidJSONObject)
         }
         request.httpBody = try JSONSerialization.data(withJSONObject: object, options: options)
         if request.value(forHTTPHeaderField: "Content-Type") == nil {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         return request
-    }
-}
-
-/// Why ``JSONEncoding`` could not encode parameters.
-public enum JSONEncodingFailure: Error, Sendable, CustomStringConvertible {
-    /// A value is not a string, number, boolean, `NSNull`, array or dictionary.
-    case invalidJSONObject
-
-    /// What went wrong.
-    public var description: String {
-        "the parameters contain a value that cannot be written as JSON "
-            + "(only strings, numbers, booleans, null, arrays and dictionaries can)"
     }
 }

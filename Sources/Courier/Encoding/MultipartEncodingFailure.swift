@@ -13,8 +13,6 @@ public enum MultipartEncodingFailure: Error, Sendable, CustomStringConvertible {
     case lengthMismatch(String, expected: UInt64, actual: UInt64)
     /// A stream part was already read (by an earlier attempt) and cannot be sent again.
     case streamAlreadyRead
-    /// The temporary file for a large body could not be created or written.
-    case cannotCreateTemporaryFile
     /// The `Content-Type` names a boundary that RFC 2046 does not allow.
     case invalidBoundary(String)
 
@@ -28,7 +26,6 @@ public enum MultipartEncodingFailure: Error, Sendable, CustomStringConvertible {
             "the multipart part \(label) announced \(expected) bytes but delivered \(actual)"
         case .streamAlreadyRead:
             "a stream part was already read by an earlier attempt and cannot be sent again"
-        case .cannotCreateTemporaryFile: "cannot create a temporary file for the multipart body"
         case .invalidBoundary(let boundary):
             "the multipart boundary \"\(boundary)\" is not 1–70 characters of the RFC 2046 set"
         }

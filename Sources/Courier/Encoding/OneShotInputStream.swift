@@ -5,24 +5,21 @@ import Foundation
 /// You rarely create one yourself: ``MultipartFormBodyPart/FormDataProvider/stream(_:_:)``
 /// wraps your stream in it. `InputStream` is not `Sendable`; this box hands it over across
 /// concurrency domains under a lock, and once it is taken (or the stream was opened
-/// elsewhere) ``isAvailable`` is `false`, which is how Courier knows not to replay a request
-/// that carried it.
-public final class OneShotInputStream: @unchecked Sendable {
-    // @unchecked: `lock` guards `stream`, the only mutable field; the stream is handed out
-    // once and never touched here afterwards.
-    private let lock = NSLock()
-    private var stream: InputStream?
+/// elsewhere) Courier knows not to replay a request that carried it.
+public final class OneShotInputStream: Sendable {
+    // The stream is handed out once and never touched here afterwards.
+    private let stream: Locked<InputStream?>
 
     /// Wraps `stream`, which must not have been opened yet.
     public init(_ stream: InputStream) {
-        self.stream = stream
+        self.stream = Locked(stream)
     }
 
     /// The stream, the first time; `nil` afterwards.
-    public func take() -> InputStream? {
-        lock.withLock {
-            let taken = stream
-            stream = nil
+    func take() -> InputStream? {
+        stream.withLock {
+            let taken = $0
+            $0 = nil
             return taken
         }
     }
@@ -30,9 +27,9 @@ public final class OneShotInputStream: @unchecked Sendable {
     /// Whether the stream can still deliver its bytes from the start: it has not been taken,
     /// and it has not been opened (a stream wrapped again after a first attempt read it is
     /// not available either).
-    public var isAvailable: Bool {
-        lock.withLock {
-            guard let stream else { return false }
+    var isAvailable: Bool {
+        stream.withLock {
+            guard let stream = $0 else { return false }
             return stream.streamStatus == .notOpen
         }
     }

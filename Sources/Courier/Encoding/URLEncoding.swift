@@ -111,10 +111,10 @@ public struct URLEncoding: ParameterEncoding {
         let encoded = query(parameters)
         if inURL {
             guard let url = request.url else {
-                throw CourierError.parameterEncoding(URLEncodingFailure.missingURL)
+                throw CourierError.parameterEncoding(ParameterEncodingFailure.missingURL)
             }
             guard let newURL = Self.url(url, appendingQuery: encoded) else {
-                throw CourierError.parameterEncoding(URLEncodingFailure.invalidQuery)
+                throw CourierError.parameterEncoding(ParameterEncodingFailure.invalidQuery)
             }
             request.url = newURL
         } else {
@@ -200,21 +200,5 @@ public struct URLEncoding: ParameterEncoding {
             components.percentEncodedQuery = query
         }
         return components.url
-    }
-}
-
-/// Why ``URLEncoding`` could not encode parameters.
-public enum URLEncodingFailure: Error, Sendable, CustomStringConvertible {
-    /// The request has no URL to add a query string to.
-    case missingURL
-    /// The encoded query string does not make a valid URL.
-    case invalidQuery
-
-    /// What went wrong.
-    public var description: String {
-        switch self {
-        case .missingURL: "the request has no URL to add the query string to"
-        case .invalidQuery: "the encoded query string does not make a valid URL"
-        }
     }
 }

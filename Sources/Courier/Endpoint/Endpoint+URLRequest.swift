@@ -54,7 +54,7 @@ extension Endpoint {
             if let urlEncoding = bodyEncoding as? URLEncoding, urlEncoding.destination != .httpBody {
                 // Moya's rule: a composite body must go in the body, or it would silently
                 // merge with the URL parameters.
-                throw .parameterEncoding(CompositeEncodingFailure.bodyEncodingNotInBody)
+                throw .parameterEncoding(ParameterEncodingFailure.bodyEncodingNotInBody)
             }
             let withBody = try request.encoded(parameters: bodyParameters, encoding: bodyEncoding)
             return try withBody.encoded(parameters: urlParameters, encoding: URLEncoding.queryString)
@@ -69,18 +69,6 @@ extension Endpoint {
                 forHTTPHeaderField: "Content-Type")
             return try request.encoded(parameters: urlParameters, encoding: URLEncoding.queryString)
         }
-    }
-}
-
-/// Why a composite request could not be encoded.
-public enum CompositeEncodingFailure: Error, Sendable, CustomStringConvertible {
-    /// `requestCompositeParameters` was given a `URLEncoding` that does not write the body.
-    case bodyEncodingNotInBody
-
-    /// What went wrong.
-    public var description: String {
-        "requestCompositeParameters needs a body encoding that writes the body "
-            + "(URLEncoding.httpBody or JSONEncoding); use urlParameters for the query string"
     }
 }
 
@@ -163,22 +151,16 @@ extension URLRequest {
         private static let cache = NameCache()
 
         /// At most `limit` names, so names made up at run time cannot grow it without bound.
-        private final class NameCache: @unchecked Sendable {  // `lock` guards `names`
-            // `lock` guards `names`.
-            private let lock = NSLock()
-            private var names: [String: String] = [:]
+        private final class NameCache: Sendable {
+            private let names = Locked<[String: String]>([:])
             private let limit = 256
 
             func lookUp(_ name: String) -> String? {
-                lock.lock()
-                defer { lock.unlock() }
-                return names[name]
+                names.withLock { $0[name] }
             }
 
             func store(_ capitalized: String, for name: String) {
-                lock.lock()
-                defer { lock.unlock() }
-                if names.count < limit { names[name] = capitalized }
+                names.withLock { if $0.count < limit { $0[name] = capitalized } }
             }
         }
     }

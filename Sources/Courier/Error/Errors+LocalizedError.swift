@@ -15,26 +15,21 @@ extension RefreshTimeout: LocalizedError {
     public var errorDescription: String? { ErrorText.sentence(description) }
 }
 
-extension CompositeEncodingFailure: LocalizedError {
-    /// The ``description`` as a sentence.
-    public var errorDescription: String? { ErrorText.sentence(description) }
-}
-
 extension MultipartEncodingFailure: LocalizedError {
     /// The ``description`` as a sentence.
     public var errorDescription: String? { ErrorText.sentence(description) }
 }
 
-extension JSONEncodingFailure: LocalizedError {
-    /// The ``description`` as a sentence.
-    public var errorDescription: String? { ErrorText.sentence(description) }
-}
-
-extension URLEncodingFailure: LocalizedError {
+extension ParameterEncodingFailure: LocalizedError {
     /// The ``description`` as a sentence.
     public var errorDescription: String? { ErrorText.sentence(description) }
 }
 
 extension JSONKeyPath.Failure: LocalizedError {
     var errorDescription: String? { ErrorText.sentence(description) }
+}
+
+extension TransferDirectory.FileCreationFailure: LocalizedError {
+    /// The ``description`` as a sentence.
+    public var errorDescription: String? { ErrorText.sentence(description) }
 }

@@ -3,8 +3,7 @@ import Foundation
 /// The calls in flight of a provider with `trackInflights`: identical requests share one
 /// call, and each caller waits for its result on its own, so that one caller's cancellation
 /// does not cancel the call for the others.
-final class InflightRequests: @unchecked Sendable {
-    // @unchecked: `lock` guards `calls` and `nextID`, the only mutable fields.
+final class InflightRequests: Sendable {
     typealias Outcome = Result<Response, CourierError>
 
     /// One shared call: the task that runs it and the callers waiting for it.
@@ -14,18 +13,21 @@ final class InflightRequests: @unchecked Sendable {
         var waiters: [UInt64: CheckedContinuation<Outcome, Never>]
     }
 
-    private let lock = NSLock()
-    private var calls: [EndpointIdentity: Call] = [:]
-    private var nextID: UInt64 = 0
+    private struct State {
+        var calls: [EndpointIdentity: Call] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Locked(State())
 
     /// The number of calls under way, for tests.
     var count: Int {
-        lock.withLock { calls.count }
+        state.withLock { $0.calls.count }
     }
 
     /// The number of callers waiting for a call, for tests.
     var waiterCount: Int {
-        lock.withLock { calls.values.reduce(0) { $0 + $1.waiters.count } }
+        state.withLock { $0.calls.values.reduce(0) { $0 + $1.waiters.count } }
     }
 
     /// The result of the call for `identity`: the one in flight, or a new one that runs
@@ -34,9 +36,9 @@ final class InflightRequests: @unchecked Sendable {
     func result(for identity: EndpointIdentity, operation: @escaping @Sendable () async -> Outcome) async
         -> Outcome
     {
-        let waiter = lock.withLock { () -> UInt64 in
-            nextID += 1
-            return nextID
+        let waiter = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -51,35 +53,34 @@ final class InflightRequests: @unchecked Sendable {
         _ identity: EndpointIdentity, waiter: UInt64, continuation: CheckedContinuation<Outcome, Never>,
         operation: @escaping @Sendable () async -> Outcome
     ) {
-        lock.lock()
-        // Checked under the lock that `leave` takes: a cancellation that came before this
-        // found no waiter to resume, so it is handled here.
-        if Task.isCancelled {
-            lock.unlock()
+        let joined = state.withLock { state -> Bool in
+            // Checked under the lock that `leave` takes: a cancellation that came before this
+            // found no waiter to resume, so it is handled here.
+            if Task.isCancelled { return false }
+            if state.calls[identity] != nil {
+                state.calls[identity]?.waiters[waiter] = continuation
+                return true
+            }
+            state.nextID += 1
+            let id = state.nextID
+            // Started under the lock, so it cannot finish before it is recorded.
+            let task = Task {
+                let outcome = await operation()
+                self.finish(identity, call: id, with: outcome)
+            }
+            state.calls[identity] = Call(id: id, task: task, waiters: [waiter: continuation])
+            return true
+        }
+        if !joined {
             continuation.resume(returning: .failure(.cancelled))
-            return
         }
-        if calls[identity] != nil {
-            calls[identity]?.waiters[waiter] = continuation
-            lock.unlock()
-            return
-        }
-        nextID += 1
-        let id = nextID
-        // Started under the lock, so it cannot finish before it is recorded.
-        let task = Task {
-            let outcome = await operation()
-            self.finish(identity, call: id, with: outcome)
-        }
-        calls[identity] = Call(id: id, task: task, waiters: [waiter: continuation])
-        lock.unlock()
     }
 
     /// Resumes every caller still waiting for call `id`.
     private func finish(_ identity: EndpointIdentity, call id: UInt64, with outcome: Outcome) {
-        let waiters = lock.withLock { () -> [CheckedContinuation<Outcome, Never>] in
-            guard let call = calls[identity], call.id == id else { return [] }
-            calls[identity] = nil
+        let waiters = state.withLock { state -> [CheckedContinuation<Outcome, Never>] in
+            guard let call = state.calls[identity], call.id == id else { return [] }
+            state.calls[identity] = nil
             return Array(call.waiters.values)
         }
         for waiter in waiters {
@@ -89,16 +90,17 @@ final class InflightRequests: @unchecked Sendable {
 
     /// A cancelled caller stops waiting; the last one to go cancels the call.
     private func leave(_ identity: EndpointIdentity, waiter: UInt64) {
-        let (continuation, abandoned) = lock.withLock {
-            () -> (CheckedContinuation<Outcome, Never>?, Task<Void, Never>?) in
-            guard var call = calls[identity], let continuation = call.waiters.removeValue(forKey: waiter) else {
+        let (continuation, abandoned) = state.withLock {
+            state -> (CheckedContinuation<Outcome, Never>?, Task<Void, Never>?) in
+            guard var call = state.calls[identity], let continuation = call.waiters.removeValue(forKey: waiter)
+            else {
                 return (nil, nil)
             }
             if call.waiters.isEmpty {
-                calls[identity] = nil
+                state.calls[identity] = nil
                 return (continuation, call.task)
             }
-            calls[identity] = call
+            state.calls[identity] = call
             return (continuation, nil)
         }
         abandoned?.cancel()

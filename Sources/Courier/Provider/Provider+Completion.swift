@@ -66,53 +66,8 @@ extension Provider {
         return TaskCancellable(task: task)
     }
 
-    /// Sends `target` and decodes a successful (2xx) body as `D`.
-    ///
-    /// ```swift
-    /// let user = try await provider.request(.user(name: "ada"), as: User.self)
-    /// ```
-    ///
-    /// - Throws: ``CourierError/statusCode(_:)`` for a non-2xx answer (its body is rarely a
-    ///   `D`), ``CourierError/objectMapping(_:_:)`` when decoding fails, or the request's
-    ///   own error.
-    public func request<D: Decodable>(
-        _ target: Target, as type: D.Type = D.self, decoder: JSONDecoder = JSONDecoder()
-    ) async throws(CourierError) -> D {
-        try await request(target).filterSuccessfulStatusCodes().map(type, using: decoder)
-    }
-
-    /// Sends `target` and streams its progress; the last element carries the ``Response``.
-    ///
-    /// ```swift
-    /// for try await step in provider.requestWithProgress(.upload(file)) {
-    ///     if let response = step.response { print("done", response.statusCode) }
-    ///     else { print("\(Int(step.progress * 100)) %") }
-    /// }
-    /// ```
-    ///
-    /// Progress never goes back, even when a request is replayed after a token refresh, and
-    /// ends at 1. Cancelling the task that iterates (or ending the iteration) cancels the
-    /// transfer. The stream throws a ``CourierError``.
-    public func requestWithProgress(_ target: Target) -> AsyncThrowingStream<ProgressResponse, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: ProgressResponse.self)
-        let task = Task {
-            let tracker = ProgressTracker { step in continuation.yield(step) }
-            let result = await ProgressContext.$current.withValue(tracker) {
-                await self.result(for: target)
-            }
-            switch result {
-            case .success(let response):
-                tracker.finish(with: response)
-                continuation.finish()
-            case .failure(let error):
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
-    }
-
-    private func result(for target: Target) async -> Result<Response, CourierError> {
+    /// The request's outcome as a `Result`, for the callback and stream forms.
+    func result(for target: Target) async -> Result<Response, CourierError> {
         do throws(CourierError) {
             return .success(try await request(target))
         } catch {

@@ -386,14 +386,3 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
         }
     }
 }
-
-extension RequestTask {
-    /// The destination of a download task, `nil` for every other task.
-    var downloadDestination: DownloadDestination? {
-        switch self {
-        case .downloadDestination(let destination), .downloadParameters(_, _, let destination):
-            destination
-        default: nil
-        }
-    }
-}

@@ -41,7 +41,7 @@ public enum AuthorizationType: Sendable, Equatable {
 extension TargetType {
     /// How this target is signed: its own ``AccessTokenAuthorizable/authorizationType`` when
     /// it conforms (looking through ``MultiTarget``), ``AuthorizationType/bearer`` otherwise.
-    public var resolvedAuthorizationType: AuthorizationType? {
+    package var resolvedAuthorizationType: AuthorizationType? {
         if let authorizable = self as? any AccessTokenAuthorizable {
             return authorizable.authorizationType
         }

@@ -53,3 +53,14 @@ public enum RequestTask: Sendable {
         destination: DownloadDestination
     )
 }
+
+extension RequestTask {
+    /// The destination of a download task, `nil` for every other task.
+    var downloadDestination: DownloadDestination? {
+        switch self {
+        case .downloadDestination(let destination), .downloadParameters(_, _, let destination):
+            destination
+        default: nil
+        }
+    }
+}

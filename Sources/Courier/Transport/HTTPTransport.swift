@@ -79,7 +79,8 @@ public struct TransportRequest: Sendable {
     ///   - isIdempotent: whether the request may be sent twice; `nil` derives it from the
     ///     method: `GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS` and `TRACE` are idempotent,
     ///     every other method is not (a request without a method is a `GET`). ``Provider``
-    ///     passes ``TargetType/resolvedIsIdempotent``.
+    ///     passes the target's ``RetryableTarget/isIdempotent`` when it has one, else the
+    ///     same rule.
     public init(
         urlRequest: URLRequest,
         body: Body = .inline,

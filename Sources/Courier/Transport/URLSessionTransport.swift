@@ -10,7 +10,8 @@ import Foundation
 /// own delegate can make these guarantees on every platform:
 ///
 /// - A redirect to another origin (scheme, host or port) drops the `Authorization`,
-///   `Proxy-Authorization` and `Cookie` headers, as OkHttp and browsers do; on Linux
+///   `Proxy-Authorization` and `Cookie` headers and every credential-looking header
+///   (``CrossOriginRedirect``), as OkHttp and browsers do for `Authorization`; on Linux
 ///   `URLSession` otherwise forwards every header. A redirect to a scheme other than `http`
 ///   or `https` is not followed: the 3xx comes back as the response. On Linux, a 307 or 308
 ///   for a request with a body also comes back as the response: `URLSession` there would

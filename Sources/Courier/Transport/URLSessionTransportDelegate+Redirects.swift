@@ -7,12 +7,6 @@ import Foundation
 /// The header and challenge rules: a cross-origin redirect drops the credentials meant for
 /// the first origin, and an HTTP auth challenge ends as the 401 response it came with.
 extension URLSessionTransportDelegate: URLSessionTaskDelegate {
-    /// The headers that carry credentials for one origin, dropped on a redirect to another:
-    /// the caller's credentials (`Authorization`), the proxy's (`Proxy-Authorization`: a
-    /// proxy on the new path could read them) and the session (`Cookie`; cookies that the
-    /// new origin may see come from the session's cookie storage, not from this header).
-    static let originBoundHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
-
     func urlSession(
         _ session: URLSession, task: URLSessionTask,
         willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
@@ -34,8 +28,9 @@ extension URLSessionTransportDelegate: URLSessionTaskDelegate {
             }
         #endif
         var redirected = request
-        if Self.isCrossOrigin(from: response.url ?? task.currentRequest?.url, to: request.url) {
-            for name in Self.originBoundHeaders {
+        if CrossOriginRedirect.isCrossOrigin(from: response.url ?? task.currentRequest?.url, to: request.url) {
+            for name in (redirected.allHTTPHeaderFields ?? [:]).keys where CrossOriginRedirect.dropsHeader(named: name)
+            {
                 redirected.setValue(nil, forHTTPHeaderField: name)
             }
         }

@@ -7,9 +7,9 @@ import Foundation
 /// The session delegate behind ``URLSessionTransport``: collects each task's response and
 /// body (or writes a download's body to its temporary file), reports progress, and applies
 /// the header and challenge rules.
-final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {  // `lock` guards `states`
+final class URLSessionTransportDelegate: NSObject, Sendable {
     /// One in-flight task. While it is in the delegate's table, its fields are only touched
-    /// while holding the delegate's `lock`; once ``finishState(of:)`` has removed it, only by
+    /// while holding the table's lock; once ``finishState(of:)`` has removed it, only by
     /// the caller that removed it.
     final class TaskState {
         let request: URLRequest
@@ -83,19 +83,18 @@ final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {  // `lo
         let downloadedFile: URL?
     }
 
-    // @unchecked Sendable: `lock` guards `states` and every field of every `TaskState` in it.
-    // It is taken briefly, also around writing a download block, which keeps the order of
-    // blocks and the file's life (write, discard) in one place.
-    private let lock = NSLock()
-    private var states: [Int: TaskState] = [:]
+    // The lock guards the table and every field of every `TaskState` in it. It is taken
+    // briefly, also around writing a download block, which keeps the order of blocks and the
+    // file's life (write, discard) in one place.
+    private let states = Locked<[Int: TaskState]>([:])
 
     func register(_ state: TaskState, for task: URLSessionTask) {
-        lock.withLock { states[task.taskIdentifier] = state }
+        states.withLock { $0[task.taskIdentifier] = state }
     }
 
     /// Ends `task` with `error` before it was started.
     func fail(_ task: URLSessionTask, with error: any Error) {
-        let continuation = lock.withLock { () -> CheckedContinuation<Outcome, any Error>? in
+        let continuation = states.withLock { states -> CheckedContinuation<Outcome, any Error>? in
             let state = states.removeValue(forKey: task.taskIdentifier)
             defer { state?.continuation = nil }
             return state?.continuation
@@ -111,37 +110,20 @@ final class URLSessionTransportDelegate: NSObject, @unchecked Sendable {  // `lo
     /// Runs `body` with `task`'s state under the lock; `nil` when the task is not (or no
     /// longer) registered.
     func withState<T>(_ task: URLSessionTask, _ body: (TaskState) -> T) -> T? {
-        lock.withLock {
-            guard let state = states[task.taskIdentifier] else { return nil }
+        states.withLock {
+            guard let state = $0[task.taskIdentifier] else { return nil }
             return body(state)
         }
     }
 
     /// Removes `task`'s state and takes its continuation, once.
     func finishState(of task: URLSessionTask) -> (TaskState, CheckedContinuation<Outcome, any Error>)? {
-        lock.withLock {
+        states.withLock { states in
             guard let state = states.removeValue(forKey: task.taskIdentifier),
                 let continuation = state.continuation
             else { return nil }
             state.continuation = nil
             return (state, continuation)
-        }
-    }
-
-    /// Whether a redirect from `from` to `to` leaves the origin the credentials were meant for.
-    static func isCrossOrigin(from: URL?, to: URL?) -> Bool {
-        guard let from, let to else { return true }
-        return from.scheme?.lowercased() != to.scheme?.lowercased()
-            || from.host?.lowercased() != to.host?.lowercased()
-            || effectivePort(from) != effectivePort(to)
-    }
-
-    private static func effectivePort(_ url: URL) -> Int? {
-        if let port = url.port { return port }
-        switch url.scheme?.lowercased() {
-        case "http": return 80
-        case "https": return 443
-        default: return nil
         }
     }
 }

@@ -1,5 +1,6 @@
 import Courier
 import CourierPlugins
+import CourierTesting
 import Foundation
 
 /// A target whose every part a test sets.
@@ -15,22 +16,18 @@ struct PluginTestTarget: TargetType, AccessTokenAuthorizable {
 }
 
 /// Collects what a plugin reports, safely from any task.
-final class Collector<Element: Sendable>: @unchecked Sendable {
-    // `lock` guards `items`.
-    private let lock = NSLock()
-    private var items: [Element] = []
+final class Collector<Element: Sendable>: Sendable {
+    private let items = LockIsolated<[Element]>([])
 
     func append(_ element: Element) {
-        lock.withLock { items.append(element) }
+        items.withValue { $0.append(element) }
     }
 
     func append(contentsOf elements: [Element]) {
-        lock.withLock { items.append(contentsOf: elements) }
+        items.withValue { $0.append(contentsOf: elements) }
     }
 
-    var all: [Element] {
-        lock.withLock { items }
-    }
+    var all: [Element] { items.value }
 }
 
 extension NetworkLoggerTestSupport {

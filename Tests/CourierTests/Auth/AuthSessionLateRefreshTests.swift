@@ -73,15 +73,14 @@ struct AuthSessionLateRefreshTests {
 }
 
 /// How many refreshes run at this moment.
-private final class InFlightGauge: @unchecked Sendable {
-    // `lock` guards `count`.
-    private let lock = NSLock()
-    private var count = 0
+private final class InFlightGauge: Sendable {
+    private let count = LockIsolated(0)
 
     func enter() -> Int {
-        lock.withLock {
-            count += 1; return count
+        count.withValue { count in
+            count += 1
+            return count
         }
     }
-    func leave() { lock.withLock { count -= 1 } }
+    func leave() { count.withValue { $0 -= 1 } }
 }

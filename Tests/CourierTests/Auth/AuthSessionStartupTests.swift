@@ -67,7 +67,8 @@ struct AuthSessionStartupTests {
         try FileTokenStore(url: file).save(expired)
         let session = AuthSession(
             store: FileTokenStore(url: file),
-            refresh: { old in OAuthToken(accessToken: "fresh", refreshToken: old.refreshToken, expiresAt: Date() + 60) })
+            refresh: { old in OAuthToken(accessToken: "fresh", refreshToken: old.refreshToken, expiresAt: Date() + 60) }
+        )
 
         #expect(session.tokenLoadError == nil)
         #expect(await !session.needsSignIn)

@@ -6,15 +6,16 @@ import Testing
 /// The state machine against lifetimes that would make every request refresh first, and a
 /// seeded random walk over every input that proves the single-flight promise: a refresh
 /// token is never sent twice at once, and every waiter is answered exactly once.
-@Suite("AuthStateMachine with hostile lifetimes and timing")
+@Suite("AuthSession.StateMachine with hostile lifetimes and timing")
 struct AuthStateMachineHostileTests {
-    typealias Machine = AuthStateMachine
+    typealias Machine = AuthSession.StateMachine
 
     let t0 = Date(timeIntervalSince1970: 1_000_000)
 
     /// Refreshes through `machine` once, with `newToken` arriving at `now`.
     private func refresh(_ m: inout Machine, waiter: UInt64, to newToken: OAuthToken, now: Date) throws {
-        let id = try #require(m.requestRefresh(waiter: waiter, rejecting: m.token?.accessToken, now: now).start?.id)
+        let action = m.requestRefresh(waiter: waiter, rejecting: m.token?.accessToken, now: now)
+        let id = try #require(action.started)
         _ = m.operationFinished(id, outcome: .success(newToken))
         _ = m.persisted(id, token: newToken, succeeded: true, now: now)
     }
@@ -28,14 +29,14 @@ struct AuthStateMachineHostileTests {
         try refresh(&m, waiter: 1, to: skewed, now: t0)
         #expect(m.ignoresExpiry)
         for second in 0..<100 {
-            let effects = m.requestToken(waiter: UInt64(10 + second), minimumValidity: 60, now: t0 + Double(second))
-            #expect(effects == Machine.Effects(resume: [.init(waiter: UInt64(10 + second), result: .success(skewed))]))
+            let action = m.requestToken(waiter: UInt64(10 + second), minimumValidity: 60, now: t0 + Double(second))
+            #expect(action == .answer(.success(skewed)))
         }
         // The server rejects it: one refresh, and the next token's expiry counts again.
         let next = OAuthToken(accessToken: "C", refreshToken: "R3", expiresAt: t0 + 3600)
         try refresh(&m, waiter: 200, to: next, now: t0 + 100)
         #expect(!m.ignoresExpiry)
-        #expect(m.requestToken(waiter: 201, minimumValidity: 60, now: t0 + 3590).start != nil)
+        #expect(m.requestToken(waiter: 201, minimumValidity: 60, now: t0 + 3590).started != nil)
     }
 
     @Test("a token with an expiry but no issuedAt gets its leeway capped by the lifetime it arrived with")
@@ -45,8 +46,8 @@ struct AuthStateMachineHostileTests {
         let short = OAuthToken(accessToken: "B", refreshToken: "R2", expiresAt: t0 + 10)
         try refresh(&m, waiter: 1, to: short, now: t0)
         // A 60 s leeway on a 10 s token would refresh on every request; capped at 5 s.
-        #expect(m.requestToken(waiter: 2, minimumValidity: 60, now: t0 + 4).resume.first?.result == .success(short))
-        #expect(m.requestToken(waiter: 3, minimumValidity: 60, now: t0 + 6).start != nil)
+        #expect(m.requestToken(waiter: 2, minimumValidity: 60, now: t0 + 4) == .answer(.success(short)))
+        #expect(m.requestToken(waiter: 3, minimumValidity: 60, now: t0 + 6).started != nil)
     }
 
     @Test("a hand-built token with a NaN or infinite expiry is used, never refreshed by the clock")
@@ -56,12 +57,11 @@ struct AuthStateMachineHostileTests {
                 accessToken: "A", refreshToken: "R", expiresAt: Date(timeIntervalSinceReferenceDate: expiry),
                 issuedAt: t0)
             var m = Machine(token: token, window: RefreshWindow(), canAcquire: false)
-            let effects = m.requestToken(waiter: 1, minimumValidity: 60, now: t0)
+            let action = m.requestToken(waiter: 1, minimumValidity: 60, now: t0)
             // Compared by access token: a NaN date is not equal to itself, and a failed
             // expectation would reflect (and describe) the NaN date.
-            let used =
-                effects.start == nil && effects.resume.count == 1
-                && (try? effects.resume[0].result.get().accessToken) == "A"
+            var used = false
+            if case .answer(.success(let token)) = action { used = token.accessToken == "A" }
             #expect(used, "expiry \(expiry)")
         }
     }
@@ -74,7 +74,7 @@ struct AuthStateMachineHostileTests {
         var now = t0 + 2
         for round in 0..<2 {
             // Every new token "expires" at once: a server whose lifetimes are too short.
-            let id = try #require(m.requestToken(waiter: UInt64(round), minimumValidity: 0, now: now).start?.id)
+            let id = try #require(m.requestToken(waiter: UInt64(round), minimumValidity: 0, now: now).started)
             let new = OAuthToken(accessToken: "T\(round)", refreshToken: "R", expiresAt: now + 1, issuedAt: now)
             _ = m.operationFinished(id, outcome: .success(new))
             _ = m.persisted(id, token: new, succeeded: true, now: now)
@@ -82,11 +82,10 @@ struct AuthStateMachineHostileTests {
         }
         let current = try #require(m.token)
         // Due by the clock, window spent: the server decides, nobody is locked out.
-        let effects = m.requestToken(waiter: 10, minimumValidity: 0, now: now)
-        #expect(effects == Machine.Effects(resume: [.init(waiter: 10, result: .success(current))]))
+        #expect(m.requestToken(waiter: 10, minimumValidity: 0, now: now) == .answer(.success(current)))
         // The server rejected it: now the window applies.
         let refused = m.requestRefresh(waiter: 11, rejecting: current.accessToken, now: now)
-        #expect(refused.resume.first?.result == .failure(.excessiveRefresh))
+        #expect(refused == .answer(.failure(.excessiveRefresh)))
     }
 
     @Test("a refresh window with a NaN interval counts as the default 30 s, so refreshes age out")
@@ -96,8 +95,8 @@ struct AuthStateMachineHostileTests {
             window: RefreshWindow(interval: .nan, maximumAttempts: 1), canAcquire: false)
         try refresh(&m, waiter: 1, to: OAuthToken(accessToken: "B", refreshToken: "R2"), now: t0)
         let refused = m.requestRefresh(waiter: 2, rejecting: "B", now: t0 + 1)
-        #expect(refused.resume.first?.result == .failure(.excessiveRefresh))
-        #expect(m.requestRefresh(waiter: 3, rejecting: "B", now: t0 + 31).start != nil)
+        #expect(refused == .answer(.failure(.excessiveRefresh)))
+        #expect(m.requestRefresh(waiter: 3, rejecting: "B", now: t0 + 31).started != nil)
     }
 
     /// The inputs of the random walk.
@@ -124,21 +123,34 @@ struct AuthStateMachineHostileTests {
         var pendingPersist: (id: UInt64, token: OAuthToken)?
         var tokenCounter = 0
 
-        func apply(_ effects: Machine.Effects) {
-            for resumption in effects.resume {
-                #expect(waiting.remove(resumption.waiter) != nil, "waiter \(resumption.waiter) answered twice")
-                answered[resumption.waiter, default: 0] += 1
+        func answer(_ waiters: [UInt64]) {
+            for waiter in waiters {
+                #expect(waiting.remove(waiter) != nil, "waiter \(waiter) answered twice")
+                answered[waiter, default: 0] += 1
             }
-            if let cancelled = effects.cancel {
-                inFlight[cancelled] = nil
-                if pendingPersist?.id == cancelled { pendingPersist = nil }
-            }
-            if let (id, operation) = effects.start {
+        }
+
+        /// Performs `action` as the session would; `requester` is the request that asked.
+        func apply(_ action: Machine.Action, requester: UInt64? = nil) {
+            switch action {
+            case .none, .persist:
+                break
+            case .answer:
+                answer(requester.map { [$0] } ?? [])
+                #expect(requester != nil, "an answer for no request")
+            case .armTimeout(let armed):
+                #expect(inFlight[armed] != nil, "a time-out armed for an operation not in flight")
+            case .start(let id, let operation):
                 #expect(inFlight.isEmpty, "a second operation started while \(inFlight) was in flight")
                 inFlight[id] = operation
-            }
-            if let armed = effects.armTimeout {
-                #expect(inFlight[armed] != nil, "a time-out armed for an operation not in flight")
+            case .succeed(let waiters, _, _), .fail(let waiters), .expire(let waiters):
+                answer(waiters)
+            case .replace(_, let waiters, _, let cancelled):
+                answer(waiters)
+                if let cancelled {
+                    inFlight[cancelled] = nil
+                    if pendingPersist?.id == cancelled { pendingPersist = nil }
+                }
             }
         }
 
@@ -146,12 +158,12 @@ struct AuthStateMachineHostileTests {
             switch Input.allCases[Int(random.next() % UInt64(Input.allCases.count))] {
             case .requestToken:
                 waiting.insert(nextWaiter)
-                apply(m.requestToken(waiter: nextWaiter, minimumValidity: 10, now: now))
+                apply(m.requestToken(waiter: nextWaiter, minimumValidity: 10, now: now), requester: nextWaiter)
                 nextWaiter += 1
             case .requestRefresh:
                 waiting.insert(nextWaiter)
                 let stale = random.next() % 2 == 0 ? m.token?.accessToken : "OLD"
-                apply(m.requestRefresh(waiter: nextWaiter, rejecting: stale, now: now))
+                apply(m.requestRefresh(waiter: nextWaiter, rejecting: stale, now: now), requester: nextWaiter)
                 nextWaiter += 1
             case .finishSuccess:
                 guard let id = inFlight.keys.first, pendingPersist == nil else { continue }
@@ -161,9 +173,9 @@ struct AuthStateMachineHostileTests {
                 let token = OAuthToken(
                     accessToken: "A\(tokenCounter)", refreshToken: "R\(tokenCounter)", expiresAt: now + lifetime,
                     issuedAt: now)
-                let effects = m.operationFinished(id, outcome: .success(token))
-                if case .save(let saved) = effects.persist { pendingPersist = (id, saved) }
-                apply(effects)
+                let action = m.operationFinished(id, outcome: .success(token))
+                if case .persist(let saved) = action { pendingPersist = (id, saved) }
+                apply(action)
             case .persistFails:
                 guard let (id, token) = pendingPersist else { continue }
                 pendingPersist = nil

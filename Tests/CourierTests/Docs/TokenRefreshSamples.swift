@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The docs' code blocks appear here line for line, formatted as the docs show them.)
 import Courier
 import CourierTesting
 import Foundation

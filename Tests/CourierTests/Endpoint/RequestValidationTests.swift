@@ -38,12 +38,10 @@ private struct HeaderPlugin: PluginType {
 }
 
 /// Counts `willSend` calls: a refused request is never announced as sent.
-private final class WillSendCounter: PluginType, @unchecked Sendable {
-    // `lock` guards `count`.
-    private let lock = NSLock()
-    private var count = 0
-    func willSend(_ request: URLRequest, target: any TargetType) { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
+private final class WillSendCounter: PluginType, Sendable {
+    private let count = CallCounter()
+    func willSend(_ request: URLRequest, target: any TargetType) { count.increment() }
+    var value: Int { count.value }
 }
 
 @Suite("Request validation")

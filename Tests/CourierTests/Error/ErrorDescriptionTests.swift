@@ -209,7 +209,7 @@ struct ErrorDescriptionTests {
             .underlying(Sentence(), nil),
             .underlying(Sentence(), Response(statusCode: 200, data: Data())),
             .encodableMapping(Sentence()),
-            .parameterEncoding(URLEncodingFailure.invalidQuery),
+            .parameterEncoding(ParameterEncodingFailure.invalidQuery),
             .requestMapping("not a url."),
         ]
         for error in errors {
@@ -242,9 +242,9 @@ struct ErrorDescriptionTests {
             ),
             (TokenStoreError.writeFailed("disk full"), "Writing the token failed: disk full."),
             (RefreshTimeout(seconds: 5), "The token refresh did not finish within 5.0 seconds."),
-            (URLEncodingFailure.missingURL, "The request has no URL to add the query string to."),
+            (ParameterEncodingFailure.missingURL, "The request has no URL to add the query string to."),
             (
-                JSONEncodingFailure.invalidJSONObject,
+                ParameterEncodingFailure.invalidJSONObject,
                 "The parameters contain a value that cannot be written as JSON (only strings, numbers, booleans, null, arrays and dictionaries can)."
             ),
             (
@@ -252,7 +252,7 @@ struct ErrorDescriptionTests {
                 "A stream part was already read by an earlier attempt and cannot be sent again."
             ),
             (
-                CompositeEncodingFailure.bodyEncodingNotInBody,
+                ParameterEncodingFailure.bodyEncodingNotInBody,
                 "RequestCompositeParameters needs a body encoding that writes the body (URLEncoding.httpBody or JSONEncoding); use urlParameters for the query string."
             ),
             (

@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -6,22 +7,14 @@ import Foundation
 #endif
 
 /// Records every hook call, in order, across all plugins that share one log.
-final class HookLog: @unchecked Sendable {
-    // `lock` guards `entries`.
-    private let lock = NSLock()
-    private var entries: [String] = []
+final class HookLog: Sendable {
+    private let entries = LockIsolated<[String]>([])
 
     func append(_ entry: String) {
-        lock.lock()
-        entries.append(entry)
-        lock.unlock()
+        entries.withValue { $0.append(entry) }
     }
 
-    var all: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return entries
-    }
+    var all: [String] { entries.value }
 }
 
 struct RecordingPlugin: PluginType {

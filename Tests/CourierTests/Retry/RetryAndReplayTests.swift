@@ -20,7 +20,7 @@ struct RetryAndReplayTests {
 
     @Test("503, 503, 401, 200: two retries spend the retry budget, the 401 still gets its replay")
     func separateCounters() async throws {
-        let transport = SequenceTransport([.status(503), .status(503), .status(401), .status(200)])
+        let transport = ScriptedTransport(replies: [.status(503), .status(503), .status(401), .status(200)])
         let refreshes = CallCounter()
         let session = AuthSession(
             store: InMemoryTokenStore(OAuthToken(accessToken: "old", refreshToken: "r")),
@@ -33,7 +33,7 @@ struct RetryAndReplayTests {
             retryPolicy: RetryPolicy(maxRetries: 2, random: { 0 }, sleep: { _ in }))
         let response = try await provider.request(Target())
         #expect(response.statusCode == 200)
-        #expect(transport.count == 4)
+        #expect(transport.requestCount == 4)
         #expect(refreshes.value == 1)
         #expect(response.request?.value(forHTTPHeaderField: "Authorization") == "Bearer new")
     }

@@ -28,20 +28,20 @@ struct StubbingTests {
         let elapsed = clock.now - start
         #expect(response.statusCode == 200)
         #expect(elapsed >= .milliseconds(190))
-        #expect(elapsed < .seconds(5))
     }
 
     @Test("a delayed stub is cancelled promptly with its task")
     func delayedCancellation() async throws {
-        let provider = Provider<TestAPI>(stubClosure: Provider.delayedStub(10))
+        let provider = Provider<TestAPI>(stubClosure: Provider.delayedStub(120))
         let task = Task { try await provider.request(.plain) }
         try await Task.sleep(nanoseconds: 50_000_000)
         let clock = ContinuousClock()
         let start = clock.now
         task.cancel()
         let result = await task.result
-        // Far below the stub's 10 s: the request was cancelled, not finished.
-        #expect(clock.now - start < .seconds(5))
+        // Half the stub's 120 s, however loaded the machine: the request was cancelled, not
+        // finished (the .cancelled below proves it too).
+        #expect(clock.now - start < .seconds(60))
         guard case .failure(let error) = result else {
             Issue.record("the cancelled request succeeded")
             return

@@ -27,7 +27,10 @@ struct URLBuildingTests {
             ("https://api.example.com", "tags/#swift", "https://api.example.com/tags/%23swift"),
             ("https://api.example.com", "caf\u{e9}", "https://api.example.com/caf%C3%A9"),
             ("https://api.example.com", "a;b/100%", "https://api.example.com/a%3Bb/100%25"),
-            ("https://api.example.com/v1/", "~user/a-b_c.d!$&'()*+,=:@", "https://api.example.com/v1/~user/a-b_c.d!$&'()*+,=:@"),
+            (
+                "https://api.example.com/v1/", "~user/a-b_c.d!$&'()*+,=:@",
+                "https://api.example.com/v1/~user/a-b_c.d!$&'()*+,=:@"
+            ),
         ])
     func joins(base: String, path: String, expected: String) {
         let target = PathTarget(baseURL: URL(string: base)!, path: path)

@@ -1,3 +1,4 @@
+import CourierTesting
 import Foundation
 import Testing
 
@@ -6,12 +7,14 @@ import Testing
 @Suite("ProgressTracker")
 struct ProgressTrackerTests {
     /// A tracker and what it emitted.
-    final class Recorder: @unchecked Sendable {
-        // @unchecked: `lock` guards `steps`, the only mutable field.
-        private let lock = NSLock()
-        private var steps: [ProgressResponse] = []
-        lazy var tracker = ProgressTracker { [unowned self] step in lock.withLock { steps.append(step) } }
-        var all: [ProgressResponse] { lock.withLock { steps } }
+    final class Recorder: Sendable {
+        private let steps = LockIsolated<[ProgressResponse]>([])
+        let tracker: ProgressTracker
+        init() {
+            let steps = self.steps
+            tracker = ProgressTracker { step in steps.withValue { $0.append(step) } }
+        }
+        var all: [ProgressResponse] { steps.value }
     }
 
     @Test("the fraction never goes back, also when a replay starts again from zero bytes")

@@ -1,3 +1,4 @@
+import CourierTesting
 import Foundation
 import Testing
 
@@ -96,11 +97,9 @@ struct ProviderTransferTests {
 }
 
 /// The bodies a transport received.
-final class BodyLog: @unchecked Sendable {
-    // @unchecked: `lock` guards `bodies`, the only mutable field.
-    private let lock = NSLock()
-    private var bodies: [TransportRequest.Body] = []
+final class BodyLog: Sendable {
+    private let bodies = LockIsolated<[TransportRequest.Body]>([])
 
-    func append(_ body: TransportRequest.Body) { lock.withLock { bodies.append(body) } }
-    var all: [TransportRequest.Body] { lock.withLock { bodies } }
+    func append(_ body: TransportRequest.Body) { bodies.withValue { $0.append(body) } }
+    var all: [TransportRequest.Body] { bodies.value }
 }

@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Dispatch
 import Foundation
 import Testing
@@ -68,11 +69,9 @@ struct ReadmeTransferExampleTests {
 }
 
 /// Progress fractions received on a callback queue.
-final class ProgressSteps: @unchecked Sendable {
-    // @unchecked: `lock` guards `steps`, the only mutable field.
-    private let lock = NSLock()
-    private var steps: [Double] = []
+final class ProgressSteps: Sendable {
+    private let steps = LockIsolated<[Double]>([])
 
-    func append(_ step: Double) { lock.withLock { steps.append(step) } }
-    var all: [Double] { lock.withLock { steps } }
+    func append(_ step: Double) { steps.withValue { $0.append(step) } }
+    var all: [Double] { steps.value }
 }

@@ -1,3 +1,4 @@
+import CourierTesting
 import Foundation
 import Testing
 
@@ -59,11 +60,9 @@ struct TransportRequestIdempotencyTests {
         var isIdempotent: Bool { declared ?? [.get, .head, .put, .delete, .options, .trace].contains(method) }
     }
 
-    final class SeenIdempotency: @unchecked Sendable {
-        // @unchecked: `lock` guards `stored`, the only mutable field.
-        private let lock = NSLock()
-        private var stored: [Bool] = []
-        func append(_ value: Bool) { lock.withLock { stored.append(value) } }
-        var values: [Bool] { lock.withLock { stored } }
+    final class SeenIdempotency: Sendable {
+        private let stored = LockIsolated<[Bool]>([])
+        func append(_ value: Bool) { stored.withValue { $0.append(value) } }
+        var values: [Bool] { stored.value }
     }
 }

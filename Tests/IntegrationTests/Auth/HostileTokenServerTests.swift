@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTestServerTargets
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTesting
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 #endif
 
 /// The refresh contract against the real token endpoint.
-@Suite("Refresh behaviour against the test server")
+@Suite("Refresh behaviour against the test server", .timeLimit(.minutes(5)))
 struct RefreshBehaviourTests {
     @Test("requests started during a refresh wait and go out with the new token only")
     func requestsDuringRefreshWait() async throws {
@@ -142,7 +143,7 @@ struct RefreshBehaviourTests {
         let seenOnDisk = SeenOnDisk()
         let fixture = try await AuthFixture.make(plugins: [seenOnDisk])
         defer { fixture.cleanUp() }
-        seenOnDisk.storeURL.set(fixture.storeURL)
+        seenOnDisk.storeURL.setValue(fixture.storeURL)
         let original = try #require(try fixture.storedToken()?.refreshToken)
         try await fixture.server.expireAccessTokens()
         _ = try await fixture.provider.request(fixture.api("api/r"), as: Protected.self)
@@ -198,26 +199,16 @@ struct RefreshBehaviourTests {
 }
 
 /// Records the token file's content each time a request is about to be sent.
-final class SeenOnDisk: PluginType, @unchecked Sendable {
-    final class Box: @unchecked Sendable {
-        // `lock` guards `url`.
-        private let lock = NSLock()
-        private var url: URL?
-        func set(_ value: URL) { lock.withLock { url = value } }
-        var value: URL? { lock.withLock { url } }
-    }
-
-    let storeURL = Box()
-    // `lock` guards `seen`.
-    private let lock = NSLock()
-    private var seen: [OAuthToken] = []
+final class SeenOnDisk: PluginType, Sendable {
+    let storeURL = LockIsolated<URL?>(nil)
+    private let seen = LockIsolated<[OAuthToken]>([])
 
     func willSend(_ request: URLRequest, target: any TargetType) {
         guard let url = storeURL.value, let token = try? FileTokenStore(url: url).load() else { return }
-        lock.withLock { seen.append(token) }
+        seen.withValue { $0.append(token) }
     }
 
-    var records: [OAuthToken] { lock.withLock { seen } }
+    var records: [OAuthToken] { seen.value }
 }
 
 extension TestServer {

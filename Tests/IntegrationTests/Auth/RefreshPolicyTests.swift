@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTestServerTargets
 import CourierTesting
 import Foundation
 import Testing
@@ -9,7 +10,7 @@ import Testing
 #endif
 
 /// Detection, scoping, limits and first-token acquisition against the real server.
-@Suite("Refresh policy, scoping and limits against the test server")
+@Suite("Refresh policy, scoping and limits against the test server", .timeLimit(.minutes(5)))
 struct RefreshPolicyTests {
     @Test("a backend that answers 200 with {\"status\": \"8\"} is refreshed and replayed")
     func businessCode() async throws {

@@ -1,38 +1,12 @@
 import Courier
 import CourierTestServer
+import CourierTestServerTargets
 import CourierTesting
 import Foundation
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-
-/// The test server's token endpoint, called through a plain Provider (never the
-/// refreshable one).
-struct TokenEndpoint: TargetType, AccessTokenAuthorizable {
-    enum Grant {
-        case refresh(String)
-        case clientCredentials
-    }
-
-    let base: URL
-    let grant: Grant
-
-    var baseURL: URL { base }
-    var path: String { "oauth/token" }
-    var method: HTTPMethod { .post }
-    var task: RequestTask {
-        switch grant {
-        case .refresh(let token):
-            .requestParameters(
-                parameters: ["grant_type": "refresh_token", "refresh_token": token], encoding: URLEncoding.httpBody)
-        case .clientCredentials:
-            .requestParameters(parameters: ["grant_type": "client_credentials"], encoding: URLEncoding.httpBody)
-        }
-    }
-    var headers: [String: String]? { nil }
-    var authorizationType: AuthorizationType? { nil }
-}
 
 /// A running server, a signed-in session stored in a file, and a refreshable provider.
 struct AuthFixture {
@@ -155,14 +129,12 @@ extension GatePlugin {
 }
 
 /// Records every request as it is handed to the transport.
-final class SentLog: PluginType, @unchecked Sendable {
-    // `lock` guards `requests`.
-    private let lock = NSLock()
-    private var requests: [URLRequest] = []
+final class SentLog: PluginType, Sendable {
+    private let requests = LockIsolated<[URLRequest]>([])
 
     func willSend(_ request: URLRequest, target: any TargetType) {
-        lock.withLock { requests.append(request) }
+        requests.withValue { $0.append(request) }
     }
 
-    var all: [URLRequest] { lock.withLock { requests } }
+    var all: [URLRequest] { requests.value }
 }

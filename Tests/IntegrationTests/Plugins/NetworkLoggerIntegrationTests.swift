@@ -1,6 +1,7 @@
 import Courier
 import CourierPlugins
 import CourierTestServer
+import CourierTesting
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 
 /// The logger against the real transport and the echo route, which sends every secret of the
 /// request back in its JSON body: headers, query, form fields and the raw body.
-@Suite("NetworkLoggerPlugin over the network")
+@Suite("NetworkLoggerPlugin over the network", .timeLimit(.minutes(5)))
 struct NetworkLoggerIntegrationTests {
     let server: TestServer
 
@@ -19,12 +20,10 @@ struct NetworkLoggerIntegrationTests {
     }
 
     /// Thread-safe line sink.
-    final class Lines: @unchecked Sendable {
-        // `lock` guards `lines`.
-        private let lock = NSLock()
-        private var lines: [String] = []
-        func append(_ new: [String]) { lock.withLock { lines += new } }
-        var all: [String] { lock.withLock { lines } }
+    final class Lines: Sendable {
+        private let lines = LockIsolated<[String]>([])
+        func append(_ new: [String]) { lines.withValue { $0 += new } }
+        var all: [String] { lines.value }
     }
 
     @Test("no secret sent to /echo appears in the log, though the server echoes all of them")

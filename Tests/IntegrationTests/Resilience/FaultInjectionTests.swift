@@ -9,8 +9,8 @@ import Testing
 
 /// A misbehaving server seen through the provider: bodies that do not map, and failures that
 /// retries recover from (or spend). The faults on the wire, which every transport must
-/// handle, are in `Transport/TransportFaultTests.swift`. Each case is bounded in time.
-@Suite("Fault injection against the test server")
+/// handle, are in `Transport/TransportFaultTests.swift`. Each request has a 10 s time-out.
+@Suite("Fault injection against the test server", .timeLimit(.minutes(5)))
 struct FaultInjectionTests {
     let server: TestServer
     /// Requests time out after 10 s, so nothing can hang, with room for a busy shared server.
@@ -26,16 +26,6 @@ struct FaultInjectionTests {
 
     init() async throws {
         server = try await SharedServer.get()
-    }
-
-    /// Runs `body`, failing the test if it takes longer than `limit`.
-    @discardableResult
-    func bounded<T>(_ limit: Duration, _ body: () async throws -> T) async rethrows -> T {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let value = try await body()
-        #expect(clock.now - start < limit, "took \(clock.now - start)")
-        return value
     }
 
     @Test("invalid JSON mapped as JSON is a jsonMapping error carrying the response")
@@ -63,9 +53,9 @@ struct FaultInjectionTests {
     func burstsThenRecovery() async throws {
         let retrying = Provider<ServerAPI>(retryPolicy: RetryPolicy(maxRetries: 3, baseDelay: 0.05))
         let key = UUID().uuidString
-        let response = try await bounded(.seconds(5)) {
-            try await retrying.request(flaky(key, ["fail": 3, "status": 503]))
-        }
+        // The attempt count proves the retries; how long they take on a loaded machine is
+        // not the claim (the suite's time limit catches a hang).
+        let response = try await retrying.request(flaky(key, ["fail": 3, "status": 503]))
         #expect(response.statusCode == 200)
         #expect(try response.map(Int.self, atKeyPath: "attempt") == 4)
 

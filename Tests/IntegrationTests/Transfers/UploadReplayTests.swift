@@ -9,7 +9,7 @@ import Testing
 
 // Serialized: the transfers of one suite run one after another, so the suites together
 // never load this 2-core machine with dozens of uploads at once (timing tests run beside).
-@Suite("A 401 on an upload replays it when its body can be sent again", .serialized)
+@Suite("A 401 on an upload replays it when its body can be sent again", .serialized, .timeLimit(.minutes(5)))
 struct UploadReplayTests {
     let server: TestServer
     let scratch: ScratchDirectory

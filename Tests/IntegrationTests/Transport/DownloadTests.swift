@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTesting
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 
 // Serialized: the transfers of one suite run one after another, so the suites together
 // never load this 2-core machine with dozens of uploads at once (timing tests run beside).
-@Suite("Downloads land at their destination", .serialized)
+@Suite("Downloads land at their destination", .serialized, .timeLimit(.minutes(5)))
 struct DownloadTests {
     let server: TestServer
     let scratch: ScratchDirectory
@@ -148,15 +149,13 @@ struct DownloadTests {
 }
 
 /// What a destination closure was called with, recorded from the transport's thread.
-final class ClosureArguments: @unchecked Sendable {
-    // @unchecked: `lock` guards `stored`, the only mutable field.
-    private let lock = NSLock()
-    private var stored: (URL, HTTPURLResponse, Int)?
+final class ClosureArguments: Sendable {
+    private let stored = LockIsolated<(URL, HTTPURLResponse, Int)?>(nil)
 
     func record(temporaryURL: URL, response: HTTPURLResponse) {
         let size = (try? FileManager.default.attributesOfItem(atPath: temporaryURL.path)[.size] as? Int) ?? -1
-        lock.withLock { stored = (temporaryURL, response, size) }
+        stored.setValue((temporaryURL, response, size))
     }
 
-    var value: (URL, HTTPURLResponse, Int)? { lock.withLock { stored } }
+    var value: (URL, HTTPURLResponse, Int)? { stored.value }
 }

@@ -12,13 +12,14 @@ extension HostileServerTests {
     // MARK: - Credentials stay with their origin
 
     @Test(
-        "a redirect to another origin drops Authorization, Proxy-Authorization and Cookie; the same origin keeps them",
+        "a redirect to another origin drops Authorization, Proxy-Authorization, Cookie and every credential-looking header; the same origin keeps them",
         arguments: TransportUnderTest.allCases)
     func redirectDropsCredentials(_ kind: TransportUnderTest) async throws {
         let provider = Provider<ServerAPI>(transport: kind.make())
         let headers = [
             "Authorization": "Bearer secret-token", "Proxy-Authorization": "Basic cHJveHk6cHc=",
-            "Cookie": "session=secret-cookie", "X-Other": "kept",
+            "Cookie": "session=secret-cookie", "X-Api-Key": "secret-key", "X-Auth-Token": "secret-auth",
+            "X-Other": "kept",
         ]
         let crossHost = "http://localhost:\(server.port)/echo"
         let cross = try await provider.request(
@@ -31,12 +32,15 @@ extension HostileServerTests {
         #expect(cross.header("Authorization") == nil)
         #expect(cross.header("Proxy-Authorization") == nil)
         #expect(cross.header("Cookie") == nil)
+        #expect(cross.header("X-Api-Key") == nil)
+        #expect(cross.header("X-Auth-Token") == nil)
         #expect(cross.header("X-Other") == "kept")
 
         let same = try await provider.request(ServerAPI(server, "redirect-same/echo", headers: headers)).echo()
         #expect(same.header("Authorization") == "Bearer secret-token")
         #expect(same.header("Proxy-Authorization") == "Basic cHJveHk6cHc=")
         #expect(same.header("Cookie") == "session=secret-cookie")
+        #expect(same.header("X-Api-Key") == "secret-key")
     }
 
     @Test(

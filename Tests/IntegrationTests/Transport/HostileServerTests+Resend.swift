@@ -46,8 +46,9 @@ extension HostileServerTests {
             let elapsed = clock.now - start
 
             #expect(urlErrorCode(result) == .networkConnectionLost, "\(result)")
-            // Milliseconds on an idle machine; the server gives a stalled body 2 s, a hang 30 s.
-            #expect(elapsed < .seconds(1.5))
+            // Milliseconds on an idle machine. That the body was not stalled is proved by the
+            // server's count of complete bodies below; this only proves no 30 s hang.
+            #expect(elapsed < .seconds(25))
         }
         #expect(try await hostileCounts(key).completeBodies == rounds)
     }

@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTesting
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 
 // Serialized: the transfers of one suite run one after another, so the suites together
 // never load this 2-core machine with dozens of uploads at once (timing tests run beside).
-@Suite("Multipart uploads arrive byte for byte", .serialized)
+@Suite("Multipart uploads arrive byte for byte", .serialized, .timeLimit(.minutes(5)))
 struct MultipartUploadTests {
     let server: TestServer
     let scratch: ScratchDirectory
@@ -164,11 +165,9 @@ struct MultipartUploadTests {
 }
 
 /// Remembers that something was seen, from any thread.
-final class SpoolWatch: @unchecked Sendable {
-    // @unchecked: `lock` guards `seen`, the only mutable field.
-    private let lock = NSLock()
-    private var seen = false
+final class SpoolWatch: Sendable {
+    private let seen = LockIsolated(false)
 
-    func mark() { lock.withLock { seen = true } }
-    var marked: Bool { lock.withLock { seen } }
+    func mark() { seen.setValue(true) }
+    var marked: Bool { seen.value }
 }

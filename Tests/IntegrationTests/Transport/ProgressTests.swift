@@ -10,7 +10,7 @@ import Testing
 
 // Serialized: the transfers of one suite run one after another, so the suites together
 // never load this 2-core machine with dozens of uploads at once (timing tests run beside).
-@Suite("Progress of uploads and downloads", .serialized)
+@Suite("Progress of uploads and downloads", .serialized, .timeLimit(.minutes(5)))
 struct ProgressTests {
     let server: TestServer
     let scratch: ScratchDirectory
@@ -142,7 +142,9 @@ struct ProgressTests {
         scratch.remove()
     }
 
-    @Test("a failed transfer ends the stream with the error, never with a completed step", arguments: TransportUnderTest.allCases)
+    @Test(
+        "a failed transfer ends the stream with the error, never with a completed step",
+        arguments: TransportUnderTest.allCases)
     func failure(_ kind: TransportUnderTest) async throws {
         let provider = Provider<ServerAPI>(transport: kind.make())
         defer { scratch.remove() }

@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTesting
 import Dispatch
 import Foundation
 import Testing
@@ -10,7 +11,7 @@ import Testing
 
 // Serialized: the transfers of one suite run one after another, so the suites together
 // never load this 2-core machine with dozens of uploads at once (timing tests run beside).
-@Suite("Cancelled and failed transfers leave no files behind", .serialized)
+@Suite("Cancelled and failed transfers leave no files behind", .serialized, .timeLimit(.minutes(5)))
 struct TransferCleanupTests {
     let server: TestServer
     let scratch: ScratchDirectory
@@ -143,38 +144,34 @@ struct TransferCleanupTests {
 }
 
 /// The handle of a request started with a completion handler, set once it exists.
-final class CancellableBox: @unchecked Sendable {
-    // @unchecked: `lock` guards `request` and `cancelRequested`.
-    private let lock = NSLock()
-    private var request: (any Cancellable)?
-    private var cancelRequested = false
+final class CancellableBox: Sendable {
+    /// The request once it exists, and whether a cancel came before it did.
+    private let state = LockIsolated<(request: (any Cancellable)?, cancelRequested: Bool)>((nil, false))
 
     func set(_ request: any Cancellable) {
-        let cancelNow = lock.withLock {
-            self.request = request
-            return cancelRequested
+        let cancelNow = state.withValue { state -> Bool in
+            state.request = request
+            return state.cancelRequested
         }
         if cancelNow { request.cancel() }
     }
 
     func cancel() {
-        let request = lock.withLock {
-            cancelRequested = true
-            return self.request
+        let request = state.withValue { state -> (any Cancellable)? in
+            state.cancelRequested = true
+            return state.request
         }
         request?.cancel()
     }
 }
 
 /// A list of file names recorded once, from any thread.
-final class FileList: @unchecked Sendable {
-    // @unchecked: `lock` guards `names`, the only mutable field.
-    private let lock = NSLock()
-    private var names: [String]?
+final class FileList: Sendable {
+    private let names = LockIsolated<[String]?>(nil)
 
-    func set(_ names: [String]) { lock.withLock { self.names = names } }
-    var isSet: Bool { lock.withLock { names != nil } }
-    var value: [String] { lock.withLock { names ?? [] } }
+    func set(_ names: [String]) { self.names.setValue(names) }
+    var isSet: Bool { names.value != nil }
+    var value: [String] { names.value ?? [] }
 }
 
 extension Result {

@@ -1,4 +1,5 @@
 import CourierTestServer
+import CourierTesting
 import Foundation
 
 @testable import Courier
@@ -165,18 +166,14 @@ struct ProtectedEcho: Decodable {
 }
 
 /// Collects what a progress callback receives, from any thread.
-final class ProgressLog: @unchecked Sendable {
-    // @unchecked: `lock` guards `steps`, the only mutable field.
-    private let lock = NSLock()
-    private var steps: [ProgressResponse] = []
+final class ProgressLog: Sendable {
+    private let steps = LockIsolated<[ProgressResponse]>([])
 
     func append(_ step: ProgressResponse) {
-        lock.withLock { steps.append(step) }
+        steps.withValue { $0.append(step) }
     }
 
-    var all: [ProgressResponse] {
-        lock.withLock { steps }
-    }
+    var all: [ProgressResponse] { steps.value }
 }
 
 extension Array where Element == ProgressResponse {

@@ -91,8 +91,6 @@ extension CurlLoop {
 
 /// How a redirect changes the request, as browsers and `URLSession` do.
 enum CurlRedirect {
-    /// The headers that carry credentials, dropped when a redirect leaves the origin.
-    static let credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
     /// The headers that describe a body, dropped with it.
     static let bodyHeaders: Set<String> = ["content-type", "content-length", "content-encoding", "transfer-encoding"]
 
@@ -108,25 +106,9 @@ enum CurlRedirect {
             next.body = .none
             next.headers.removeAll { bodyHeaders.contains($0.name.lowercased()) }
         }
-        if isCrossOrigin(from: hop.url, to: target) {
-            next.headers.removeAll { credentialHeaders.contains($0.name.lowercased()) }
+        if CrossOriginRedirect.isCrossOrigin(from: hop.url, to: target) {
+            next.headers.removeAll { CrossOriginRedirect.dropsHeader(named: $0.name) }
         }
         return next
-    }
-
-    /// Whether `from` and `to` differ in scheme, host or port.
-    static func isCrossOrigin(from: URL, to: URL) -> Bool {
-        from.scheme?.lowercased() != to.scheme?.lowercased()
-            || from.host?.lowercased() != to.host?.lowercased()
-            || effectivePort(from) != effectivePort(to)
-    }
-
-    private static func effectivePort(_ url: URL) -> Int? {
-        if let port = url.port { return port }
-        switch url.scheme?.lowercased() {
-        case "http": return 80
-        case "https": return 443
-        default: return nil
-        }
     }
 }

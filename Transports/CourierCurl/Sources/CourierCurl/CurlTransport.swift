@@ -20,7 +20,8 @@ import Foundation
 ///
 /// - Redirects are followed by the transport (a 303 becomes a `GET`, a 307 or 308 keeps its
 ///   method and body, at most ``Configuration/maximumRedirects`` hops), and a redirect to
-///   another origin drops `Authorization`, `Cookie` and `Proxy-Authorization`.
+///   another origin drops `Authorization`, `Cookie`, `Proxy-Authorization` and every
+///   credential-looking header (`CrossOriginRedirect`).
 /// - A 401 comes back as a `Response` with its body, whatever its challenge.
 /// - Cancelling the calling `Task` stops the transfer at once.
 /// - Uploads stream from memory or disk; downloads are written to a file as they arrive and a

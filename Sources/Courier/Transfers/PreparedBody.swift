@@ -24,7 +24,8 @@ struct PreparedBody {
     ///
     /// - Throws: ``CourierError/cancelled`` when the task is cancelled meanwhile (no file is
     ///   left), ``CourierError/underlying(_:_:)`` with a ``MultipartEncodingFailure`` when a
-    ///   file or stream cannot be read.
+    ///   file or stream cannot be read, or with a ``TransferDirectory/FileCreationFailure``
+    ///   when the temporary file for a large body cannot be created.
     static func prepare(for task: RequestTask, request: URLRequest) async throws(CourierError) -> PreparedBody {
         switch task {
         case .uploadFile(let url):

@@ -12,30 +12,15 @@ enum BlockingIO {
     static func run<T: Sendable>(
         _ work: @escaping @Sendable (_ isCancelled: @escaping @Sendable () -> Bool) throws -> T
     ) async throws -> T {
-        let flag = CancellationFlag()
+        let cancelled = Locked(false)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let thread = Thread { continuation.resume(with: Result { try work(flag.isSet) }) }
+                let thread = Thread { continuation.resume(with: Result { try work({ cancelled.current }) }) }
                 thread.name = "Courier.BlockingIO"
                 thread.start()
             }
         } onCancel: {
-            flag.set()
+            cancelled.withLock { $0 = true }
         }
-    }
-}
-
-/// A flag that one thread sets and another polls.
-private final class CancellationFlag: @unchecked Sendable {  // `lock` guards `value`
-    // @unchecked: `lock` guards `value`, the only mutable field.
-    private let lock = NSLock()
-    private var value = false
-
-    var isSet: @Sendable () -> Bool {
-        { [self] in lock.withLock { value } }
-    }
-
-    func set() {
-        lock.withLock { value = true }
     }
 }

@@ -12,14 +12,16 @@ import Foundation
 ///
 /// No Foundation `Progress` here: on Linux, setting its `totalUnitCount` from a positive
 /// value back to 0 traps (swift-corelibs-foundation#3263).
-final class ProgressTracker: @unchecked Sendable {  // `lock` guards every mutable field
-    // @unchecked: `lock` guards every mutable field (`highestFraction`, `lastCompleted`,
-    // `lastTotal`, `isFinished`); `emit` is only called while holding it.
-    private let lock = NSLock()
-    private var highestFraction = 0.0
-    private var lastCompleted: Int64?
-    private var lastTotal: Int64?
-    private var isFinished = false
+final class ProgressTracker: Sendable {
+    private struct State {
+        var highestFraction = 0.0
+        var lastCompleted: Int64?
+        var lastTotal: Int64?
+        var isFinished = false
+    }
+
+    // `emit` is only called while holding the lock, so steps reach it in order.
+    private let state = Locked(State())
     private let emit: @Sendable (ProgressResponse) -> Void
 
     init(emit: @escaping @Sendable (ProgressResponse) -> Void) {
@@ -33,24 +35,23 @@ final class ProgressTracker: @unchecked Sendable {  // `lock` guards every mutab
 
     private func record(completed: Int64, total: Int64?) {
         let fraction = total.map { $0 > 0 ? min(1, max(0, Double(completed) / Double($0))) : 0 } ?? 0
-        lock.withLock {
-            guard !isFinished else { return }
-            highestFraction = max(highestFraction, fraction)
-            let monotonic = highestFraction
-            lastCompleted = completed
-            lastTotal = total
-            emit(ProgressResponse(progress: monotonic, completedBytes: completed, totalBytes: total))
+        state.withLock { state in
+            guard !state.isFinished else { return }
+            state.highestFraction = max(state.highestFraction, fraction)
+            state.lastCompleted = completed
+            state.lastTotal = total
+            emit(ProgressResponse(progress: state.highestFraction, completedBytes: completed, totalBytes: total))
         }
     }
 
     /// Reports the end of the transfer, with its response: progress 1, and the total (or
     /// the bytes last reported, or the body's size when nothing was reported).
     func finish(with response: Response) {
-        lock.withLock {
-            guard !isFinished else { return }
-            isFinished = true
-            highestFraction = 1
-            let bytes = lastTotal ?? lastCompleted ?? Int64(response.data.count)
+        state.withLock { state in
+            guard !state.isFinished else { return }
+            state.isFinished = true
+            state.highestFraction = 1
+            let bytes = state.lastTotal ?? state.lastCompleted ?? Int64(response.data.count)
             emit(ProgressResponse(progress: 1, completedBytes: bytes, totalBytes: bytes, response: response))
         }
     }

@@ -22,15 +22,34 @@ public enum TransferDirectory {
 
     /// Creates an empty file `<prefix>-<UUID>` in `directory`, readable and writable by the
     /// user only, and opens it for writing.
-    static func createFile(prefix: String, in directory: URL) throws -> (URL, FileHandle) {
+    ///
+    /// - Throws: ``FileCreationFailure``.
+    static func createFile(prefix: String, in directory: URL) throws(FileCreationFailure) -> (URL, FileHandle) {
         let url = directory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
         guard
             FileManager.default.createFile(
                 atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]),
             let handle = FileHandle(forWritingAtPath: url.path)
         else {
-            throw MultipartEncodingFailure.cannotCreateTemporaryFile
+            throw FileCreationFailure(fileNamePrefix: prefix)
         }
         return (url, handle)
+    }
+}
+
+extension TransferDirectory {
+    /// A temporary file for a transfer — a multipart body written to disk before its upload,
+    /// or a download before it reaches its destination — could not be created in
+    /// ``TransferDirectory/current`` (the directory is missing, full or not writable).
+    ///
+    /// It reaches you as ``CourierError/underlying(_:_:)``.
+    public struct FileCreationFailure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The start of the file's name: `courier-multipart` or `courier-download`.
+        public let fileNamePrefix: String
+
+        /// What went wrong.
+        public var description: String {
+            "cannot create the temporary file \(fileNamePrefix)-… in the transfer directory"
+        }
     }
 }

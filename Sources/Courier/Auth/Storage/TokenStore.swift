@@ -19,24 +19,22 @@ public protocol TokenStore: Sendable {
 }
 
 /// Keeps the token in memory only: it is gone when the process ends.
-public final class InMemoryTokenStore: TokenStore, @unchecked Sendable {  // `lock` guards `token`
-    // `lock` guards `token`, the only mutable field.
-    private let lock = NSLock()
-    private var token: OAuthToken?
+public final class InMemoryTokenStore: TokenStore {
+    private let token: Locked<OAuthToken?>
 
     /// Creates a store holding `token`.
     public init(_ token: OAuthToken? = nil) {
-        self.token = token
+        self.token = Locked(token)
     }
 
     /// The token.
     public func load() -> OAuthToken? {
-        lock.withLock { token }
+        token.current
     }
 
     /// Replaces the token.
     public func save(_ token: OAuthToken?) {
-        lock.withLock { self.token = token }
+        self.token.withLock { $0 = token }
     }
 }
 

@@ -134,7 +134,7 @@ extension TargetType {
     /// Whether the retry policy may retry this target: its ``RetryableTarget/isIdempotent``
     /// when it conforms (looking through ``MultiTarget``), else whether its method is
     /// idempotent (`GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS`, `TRACE`).
-    public var resolvedIsIdempotent: Bool {
+    package var resolvedIsIdempotent: Bool {
         if let multi = self as? MultiTarget { return multi.target.resolvedIsIdempotent }
         if let retryable = self as? any RetryableTarget { return retryable.isIdempotent }
         return [HTTPMethod.get, .head, .put, .delete, .options, .trace].contains(method)
