@@ -135,7 +135,7 @@ struct RefreshableProviderWaitTests {
         let waiting = Self.results(5, { .item($0) }, provider: provider)
         #expect(await eventually { refreshes.value == 1 })
         let unsignedProvider = RefreshableProvider<PublicAPI>(
-            auth: await provider.auth, transport: ScriptedTransport { _ in .status(200) })
+            auth: provider.auth, transport: ScriptedTransport { _ in .status(200) })
         #expect(try await unsignedProvider.request(PublicAPI()).statusCode == 200)
         released.setValue(true)
         for task in waiting { #expect(try await task.value.get().statusCode == 200) }
