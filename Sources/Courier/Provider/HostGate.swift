@@ -8,9 +8,7 @@ import Foundation
 /// out with the new token. A released slot is handed straight to the longest waiter, never
 /// left free while someone waits, so no request starves; a waiter whose task is cancelled
 /// leaves the queue at once.
-final class HostGate: @unchecked Sendable {
-    // @unchecked: `lock` guards `state`, the only mutable field.
-
+final class HostGate: Sendable {
     /// A slot held for one host; give it back with ``release(_:)`` exactly once.
     struct Slot: Sendable {
         let id: UInt64
@@ -61,8 +59,7 @@ final class HostGate: @unchecked Sendable {
 
     /// The most calls in flight per host (at least 1).
     let limit: Int
-    private let lock = NSLock()
-    private var state = State()
+    private let state = Locked(State())
 
     init(limit: Int) {
         self.limit = max(1, limit)
@@ -82,7 +79,7 @@ final class HostGate: @unchecked Sendable {
             // A task started by a call inherits its task-locals and may outlive it: a slot
             // counts only while the call that took it is still under way.
             if current.gate == me, current.slot.host == host {
-                if lock.withLock({ state.live.contains(current.slot.id) }) { return true }
+                if state.withLock({ $0.live.contains(current.slot.id) }) { return true }
             }
             entry = current.outer
         }
@@ -93,7 +90,7 @@ final class HostGate: @unchecked Sendable {
     /// cancelled first (then nothing is held).
     func acquire(_ host: String) async -> Slot? {
         if let slot = takeFreeSlot(host) { return slot }
-        let id = lock.withLock { () -> UInt64 in
+        let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
         }
@@ -109,10 +106,10 @@ final class HostGate: @unchecked Sendable {
 
     /// Gives `slot` back: to the longest waiter for its host, if any.
     func release(_ slot: Slot) {
-        let next = lock.withLock { () -> UnsafeContinuation<Bool, Never>? in
+        let next = state.withLock { state -> UnsafeContinuation<Bool, Never>? in
             state.live.remove(slot.id)
             guard var lane = state.lanes[slot.host] else { return nil }
-            defer { store(lane, for: slot.host) }
+            defer { Self.store(lane, for: slot.host, in: &state) }
             while lane.waiting > 0, lane.head < lane.queue.count {
                 let id = lane.queue[lane.head]
                 lane.head += 1
@@ -131,19 +128,19 @@ final class HostGate: @unchecked Sendable {
 
     /// The number of calls waiting for a slot, for tests.
     var waitingCount: Int {
-        lock.withLock { state.waiters.count }
+        state.withLock { $0.waiters.count }
     }
 
     /// The number of slots held, for tests.
     var activeCount: Int {
-        lock.withLock { state.lanes.values.reduce(0) { $0 + $1.active } }
+        state.withLock { $0.lanes.values.reduce(0) { $0 + $1.active } }
     }
 
     // MARK: Private
 
     /// A slot at once, when one is free and nobody is waiting (no suspension at all).
     private func takeFreeSlot(_ host: String) -> Slot? {
-        lock.withLock { () -> Slot? in
+        state.withLock { state -> Slot? in
             var lane = state.lanes[host] ?? Lane()
             guard lane.waiting == 0, lane.active < limit else { return nil }
             lane.active += 1
@@ -155,7 +152,7 @@ final class HostGate: @unchecked Sendable {
     }
 
     private func enqueue(_ id: UInt64, host: String, _ continuation: UnsafeContinuation<Bool, Never>) {
-        let answer = lock.withLock { () -> Bool? in
+        let answer = state.withLock { state -> Bool? in
             // Checked under the lock that `cancel` takes: a cancellation that came before
             // this found no waiter to resume, so it is answered here.
             if Task.isCancelled { return false }
@@ -177,11 +174,11 @@ final class HostGate: @unchecked Sendable {
     }
 
     private func cancel(_ id: UInt64) {
-        let continuation = lock.withLock { () -> UnsafeContinuation<Bool, Never>? in
+        let continuation = state.withLock { state -> UnsafeContinuation<Bool, Never>? in
             guard let waiter = state.waiters.removeValue(forKey: id) else { return nil }
             if var lane = state.lanes[waiter.host] {
                 lane.waiting -= 1
-                store(lane, for: waiter.host)
+                Self.store(lane, for: waiter.host, in: &state)
             }
             return waiter.continuation
         }
@@ -190,7 +187,7 @@ final class HostGate: @unchecked Sendable {
 
     /// Stores `lane`, dropping the queue's dead prefix (or the whole lane when idle) so that
     /// memory follows the requests waiting now, not every request ever queued.
-    private func store(_ lane: Lane, for host: String) {
+    private static func store(_ lane: Lane, for host: String, in state: inout State) {
         var lane = lane
         if lane.waiting == 0 {
             lane.queue.removeAll(keepingCapacity: false)

@@ -1,3 +1,4 @@
+import CourierTesting
 import Foundation
 
 @testable import Courier
@@ -31,8 +32,7 @@ enum HostAPI: TargetType {
 /// A transport that counts the requests inside it at once. It holds each request until
 /// ``open()``, or answers it after a short pause when made with `autoAnswerAfterMicroseconds`;
 /// with `failFirstAttempts`, the first attempt of each path is answered 503.
-final class SlotCountingTransport: HTTPTransport, @unchecked Sendable {
-    // @unchecked: `lock` guards `state`, the only mutable field.
+final class SlotCountingTransport: HTTPTransport, Sendable {
     private struct State {
         var inFlight = 0
         var maxInFlight = 0
@@ -41,8 +41,7 @@ final class SlotCountingTransport: HTTPTransport, @unchecked Sendable {
         var failed: Set<String> = []
     }
 
-    private let lock = NSLock()
-    private var state = State()
+    private let state = LockIsolated(State())
     private let pause: UInt64?
     private let failFirstAttempts: Bool
 
@@ -51,27 +50,27 @@ final class SlotCountingTransport: HTTPTransport, @unchecked Sendable {
         self.failFirstAttempts = failFirstAttempts
     }
 
-    var inFlight: Int { lock.withLock { state.inFlight } }
-    var maxInFlight: Int { lock.withLock { state.maxInFlight } }
-    var paths: [String] { lock.withLock { state.requests.map { $0.url?.path ?? "" } } }
-    var hosts: [String] { lock.withLock { state.requests.map { $0.url?.host ?? "" } } }
+    var inFlight: Int { state.value.inFlight }
+    var maxInFlight: Int { state.value.maxInFlight }
+    var paths: [String] { state.value.requests.map { $0.url?.path ?? "" } }
+    var hosts: [String] { state.value.requests.map { $0.url?.host ?? "" } }
 
-    func open() { lock.withLock { state.isOpen = true } }
+    func open() { state.withValue { $0.isOpen = true } }
 
     func send(_ request: TransportRequest) async throws -> Response {
         let path = request.urlRequest.url?.path ?? ""
-        let fail = lock.withLock { () -> Bool in
+        let fail = state.withValue { state -> Bool in
             state.inFlight += 1
             state.maxInFlight = max(state.maxInFlight, state.inFlight)
             state.requests.append(request.urlRequest)
             return failFirstAttempts && state.failed.insert(path).inserted
         }
-        defer { lock.withLock { state.inFlight -= 1 } }
+        defer { state.withValue { $0.inFlight -= 1 } }
         if let pause {
             try await Task.sleep(nanoseconds: pause)
         } else {
             // Bounded: a test that never opens fails after 10 s instead of hanging.
-            for _ in 0..<1_000 where !lock.withLock({ state.isOpen }) {
+            for _ in 0..<1_000 where !state.value.isOpen {
                 try await Task.sleep(nanoseconds: 10_000_000)
             }
         }
@@ -80,55 +79,51 @@ final class SlotCountingTransport: HTTPTransport, @unchecked Sendable {
 }
 
 /// Counts the plugins' `prepare` calls under way at once, and in all.
-final class ConcurrentPrepares: PluginType, @unchecked Sendable {
-    // @unchecked: `lock` guards `current`, `peak` and `count`.
-    private let lock = NSLock()
-    private var current = 0
-    private var peak = 0
-    private var count = 0
+final class ConcurrentPrepares: PluginType, Sendable {
+    private struct Counts {
+        var current = 0
+        var peak = 0
+        var total = 0
+    }
 
-    var max: Int { lock.withLock { peak } }
-    var total: Int { lock.withLock { count } }
+    private let counts = LockIsolated(Counts())
+
+    var max: Int { counts.value.peak }
+    var total: Int { counts.value.total }
 
     func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
-        lock.withLock {
-            current += 1
-            count += 1
-            peak = Swift.max(peak, current)
+        counts.withValue {
+            $0.current += 1
+            $0.total += 1
+            $0.peak = Swift.max($0.peak, $0.current)
         }
         // A pause, so that overlapping prepares would be seen.
         try? await Task.sleep(nanoseconds: 50_000)
-        lock.withLock { current -= 1 }
+        counts.withValue { $0.current -= 1 }
         return request
     }
-
-    func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) {}
 }
 
 /// Counts the cancellations the plugins hear of for requests that were never sent.
-final class UnsentLog: PluginType, @unchecked Sendable {
-    // @unchecked: `lock` guards `count`.
-    private let lock = NSLock()
-    private var count = 0
+final class UnsentLog: PluginType, Sendable {
+    private let count = LockIsolated(0)
 
-    var unsentCancellations: Int { lock.withLock { count } }
+    var unsentCancellations: Int { count.value }
 
     func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) {
         guard case .failure(.cancelled) = result, !PluginNotification.requestWasSent else { return }
-        lock.withLock { count += 1 }
+        count.withValue { $0 += 1 }
     }
 }
 
 /// Makes a request to the same host from inside `prepare` of `.item(n)` for n > 0, through
 /// the provider it is installed in.
-final class NestedRequestPlugin: PluginType, @unchecked Sendable {
-    // @unchecked: `lock` guards `stored`.
-    private let lock = NSLock()
-    private var stored: Provider<HostAPI>?
+final class NestedRequestPlugin: PluginType, Sendable {
+    private let stored = LockIsolated<Provider<HostAPI>?>(nil)
 
     var provider: Provider<HostAPI>? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+        get { stored.value }
+        set { stored.setValue(newValue) }
     }
 
     func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
