@@ -114,7 +114,8 @@ struct HostGateTests {
                 continue
             }
         }
-        #expect(started.duration(to: .now) < .seconds(2))
+        // Bounded for a loaded machine; without cancellation they would wait for the slot (10 s).
+        #expect(started.duration(to: .now) < .seconds(5))
         #expect(provider.hostGate?.waitingCount == 0)
         #expect(log.unsentCancellations == 50)
         // The slot was not lost: the holder finishes and the next request goes straight out.
