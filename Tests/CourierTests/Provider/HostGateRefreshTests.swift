@@ -48,28 +48,6 @@ struct HostGateRefreshTests {
         #expect(provider.hostGate?.activeCount == 0)
     }
 
-    @Test("without the gate the same storm sends more requests with the old token (the gate's reason to exist)")
-    func ungatedStormForComparison() async throws {
-        let server = TokenCheckingServer(valid: "new")
-        let session = AuthSession(
-            store: InMemoryTokenStore(Self.token("old")),
-            refresh: { _ in
-                try await Task.sleep(nanoseconds: 3_000_000)
-                return Self.token("new")
-            })
-        let provider = RefreshableProvider<HostAPI>(auth: session, transport: server.transport)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<200 {
-                group.addTask {
-                    let status = try await provider.request(.item(index)).statusCode
-                    #expect(status == 200)
-                }
-            }
-            try await group.waitForAll()
-        }
-        #expect(server.rejected > 4)
-    }
-
     @Test(
         "a limit of 1 with trackInflights and replays: identical requests finish, nothing deadlocks", arguments: 0..<10)
     func limitOneWithSharedCalls(round: Int) async throws {
