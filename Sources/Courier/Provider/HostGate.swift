@@ -52,8 +52,6 @@ final class HostGate: Sendable {
     private struct State {
         var lanes: [String: Lane] = [:]
         var waiters: [UInt64: Waiter] = [:]
-        /// Slots handed out and not yet released.
-        var live: Set<UInt64> = []
         var nextID: UInt64 = 0
     }
 
@@ -71,16 +69,18 @@ final class HostGate: Sendable {
         (endpoint.parsedURL ?? URL(string: endpoint.url))?.host?.lowercased() ?? ""
     }
 
-    /// Whether the current task holds a live slot of this gate for `host`.
+    /// Whether the current task holds a slot of this gate for `host`, or was started by a
+    /// call that did.
+    ///
+    /// An inherited slot counts even after the call that took it has ended: a shared
+    /// ``Provider/trackInflights`` call outlives a caller that cancelled, and must not wait
+    /// for a slot that the callers waiting for it may be holding (that would never end). At
+    /// worst such a call goes out beside the limit.
     func isHeldByCurrentTask(_ host: String) -> Bool {
         var entry = Self.held
         let me = ObjectIdentifier(self)
         while let current = entry {
-            // A task started by a call inherits its task-locals and may outlive it: a slot
-            // counts only while the call that took it is still under way.
-            if current.gate == me, current.slot.host == host {
-                if state.withLock({ $0.live.contains(current.slot.id) }) { return true }
-            }
+            if current.gate == me, current.slot.host == host { return true }
             entry = current.outer
         }
         return false
@@ -107,7 +107,6 @@ final class HostGate: Sendable {
     /// Gives `slot` back: to the longest waiter for its host, if any.
     func release(_ slot: Slot) {
         let next = state.withLock { state -> UnsafeContinuation<Bool, Never>? in
-            state.live.remove(slot.id)
             guard var lane = state.lanes[slot.host] else { return nil }
             defer { Self.store(lane, for: slot.host, in: &state) }
             while lane.waiting > 0, lane.head < lane.queue.count {
@@ -116,7 +115,6 @@ final class HostGate: Sendable {
                 if let waiter = state.waiters.removeValue(forKey: id) {
                     lane.waiting -= 1
                     // Handed over: the lane's count of active slots stays the same.
-                    state.live.insert(id)
                     return waiter.continuation
                 }
             }
@@ -145,7 +143,6 @@ final class HostGate: Sendable {
             guard lane.waiting == 0, lane.active < limit else { return nil }
             lane.active += 1
             state.nextID += 1
-            state.live.insert(state.nextID)
             state.lanes[host] = lane
             return Slot(id: state.nextID, host: host)
         }
@@ -160,7 +157,6 @@ final class HostGate: Sendable {
             // A slot may have come free since the first look.
             if lane.waiting == 0, lane.active < limit {
                 lane.active += 1
-                state.live.insert(id)
                 state.lanes[host] = lane
                 return true
             }

@@ -74,6 +74,32 @@ struct HostGateRefreshTests {
         #expect(server.maxInFlight == 1)
     }
 
+    @Test("a shared call whose first caller cancelled retries under that caller's slot, not behind its own joiners")
+    func sharedCallOutlivesItsCaller() async throws {
+        let transport = SlotCountingTransport(failFirstAttempts: true)
+        let session = AuthSession(store: InMemoryTokenStore(Self.token("new")), refresh: { _ in Self.token("new") })
+        let provider = RefreshableProvider<HostAPI>(
+            auth: session, transport: transport,
+            retryPolicy: RetryPolicy(maxRetries: 1, random: { 0 }, sleep: { _ in }),
+            trackInflights: true, maxRequestsPerHost: 2)
+        // The first caller starts the shared call, the second joins it; both hold a slot.
+        let first = Task { try await provider.request(.item(1)) }
+        #expect(await eventually { transport.inFlight == 1 })
+        let second = Task { try await provider.request(.item(1)) }
+        #expect(await eventually { provider.inflights?.waiterCount == 2 })
+        let third = Task { try await provider.request(.item(1)) }
+        #expect(await eventually { provider.hostGate?.waitingCount == 1 })
+        // The first caller leaves; its slot goes to the third, which joins the shared call.
+        first.cancel()
+        #expect(await eventually { provider.inflights?.waiterCount == 2 && provider.hostGate?.waitingCount == 0 })
+        // The shared call's first attempt is answered 503; its retry must not wait for a
+        // slot while both slots are held by callers waiting for this very call.
+        transport.open()
+        #expect(try await second.value.statusCode == 200)
+        #expect(try await third.value.statusCode == 200)
+        #expect(transport.paths == ["/items/1", "/items/1"])
+    }
+
     @Test("cancelling calls queued behind a slot's holder that waits for its refresh is prompt")
     func cancelWhileHolderRefreshes() async throws {
         let server = TokenCheckingServer(valid: "new")
