@@ -17,6 +17,9 @@ struct QueuedMemoryScenario {
     let requests: Int
     let runs: Int
 
+    /// Issue 14: at most 3 KB per waiting request.
+    static let targetBytes = 3_072.0
+
     func run() async throws -> ScenarioResult {
         var perRequest: [Double] = []
         var floorPerTask: [Double] = []
@@ -48,7 +51,8 @@ struct QueuedMemoryScenario {
         result.rows = [
             Row(
                 scenario: scenario, metric: "\(Format.integer(requests)) waiting: RSS growth per request",
-                measured: memory.formatted(0, unit: "B")),
+                measured: memory.formatted(0, unit: "B"), target: "≤ 3 KB",
+                verdict: memory.median <= Self.targetBytes ? .met : .missed),
             Row(scenario: scenario, metric: "  floor: a bare suspended Task", measured: floor.formatted(0, unit: "B")),
             Row(
                 scenario: scenario, metric: "  all completed after 1 refresh",
