@@ -59,11 +59,6 @@ public struct MultipartFormBodyPart: Sendable, Hashable {
         }
     }
 
-    /// The old name of ``FormDataProvider``. Inside this type it hid ``Provider``, the
-    /// provider class, so it was renamed to Moya's name.
-    @available(*, deprecated, renamed: "FormDataProvider")
-    public typealias Provider = FormDataProvider
-
     /// Where the bytes come from.
     public let provider: FormDataProvider
     /// The form field name.

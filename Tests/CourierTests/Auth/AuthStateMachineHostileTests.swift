@@ -1,3 +1,4 @@
+import CourierTesting
 import Foundation
 import Testing
 
@@ -109,7 +110,7 @@ struct AuthStateMachineHostileTests {
         "random walk: never two operations in flight, every waiter answered exactly once",
         arguments: 0..<40)
     func randomWalk(seed: UInt64) throws {
-        var random = SplitMix64(state: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         var m = Machine(
             token: OAuthToken(accessToken: "A0", refreshToken: "R0", expiresAt: t0 + 30, issuedAt: t0),
             window: seed % 2 == 0 ? RefreshWindow(interval: 30, maximumAttempts: 5) : nil,

@@ -188,7 +188,7 @@ struct RequestValidationTests {
         return !text.isEmpty && text.unicodeScalars.allSatisfy { tchar.contains($0) }
     }
 
-    static func fuzzed(_ random: inout SplitMix64) -> String {
+    static func fuzzed(_ random: inout SeededRandomNumberGenerator) -> String {
         let length = Int(random.next() % 10)
         // Mostly token characters, so valid and invalid inputs both come up often.
         let tokenCount = UInt64(Array("abcXYZ09-_.!#$%&'*+^`|~".unicodeScalars).count)
@@ -203,7 +203,7 @@ struct RequestValidationTests {
 
     @Test("seeded fuzzing: 4,000 header names and 4,000 methods; each request ends once, only tokens are sent")
     func fuzz() async throws {
-        var random = SplitMix64(state: 0xC0FFEE)
+        var random = SeededRandomNumberGenerator(seed: 0xC0FFEE)
         let transport = ScriptedTransport()
         transport.always(.status(200), for: .any)
         let provider = Provider<RawTarget>.scripted(transport)

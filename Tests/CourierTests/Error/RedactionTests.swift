@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 import Testing
 
@@ -134,18 +135,12 @@ struct RedactionTests {
     }
 }
 
-/// SplitMix64, so a failure can be replayed.
+/// Random JSON and text from a seeded generator, so a failure can be replayed.
 struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
+    private var generator: SeededRandomNumberGenerator
+    init(seed: UInt64) { generator = SeededRandomNumberGenerator(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { generator.next() }
 
     mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
 

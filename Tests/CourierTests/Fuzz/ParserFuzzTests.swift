@@ -1,3 +1,4 @@
+import CourierTesting
 import Foundation
 import Testing
 
@@ -7,23 +8,10 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// A small deterministic generator (SplitMix64), so every run fuzzes the same inputs and a
-/// failure can be reproduced from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Builds random inputs that look like what a server sends: JSON-ish text, mutated
 /// valid bodies, raw bytes.
 struct FuzzInput {
-    var random: SplitMix64
+    var random: SeededRandomNumberGenerator
 
     static let fragments = [
         "{", "}", "[", "]", ":", ",", "\"", "\\", "access_token", "refresh_token", "expires_in", "token_type",
@@ -80,7 +68,7 @@ struct ParserFuzzTests {
 
     @Test("token responses: parse or invalidTokenResponse, never a crash", arguments: [1, 2, 3] as [UInt64])
     func tokenResponses(seed: UInt64) async {
-        var input = FuzzInput(random: SplitMix64(state: seed))
+        var input = FuzzInput(random: SeededRandomNumberGenerator(seed: seed))
         var parsed = 0
         for iteration in 0..<Self.iterations {
             if iteration % 100 == 0 { await Task.yield() }
@@ -98,7 +86,7 @@ struct ParserFuzzTests {
 
     @Test("JWT exp reading survives any token text")
     func jwt() async {
-        var input = FuzzInput(random: SplitMix64(state: 7))
+        var input = FuzzInput(random: SeededRandomNumberGenerator(seed: 7))
         for iteration in 0..<Self.iterations {
             if iteration % 100 == 0 { await Task.yield() }
             let parts = (0..<Int.random(in: 0...4, using: &input.random)).map { _ in
@@ -112,7 +100,7 @@ struct ParserFuzzTests {
 
     @Test("key-path mapping on random JSON and random paths: a value or a typed error")
     func keyPaths() async {
-        var input = FuzzInput(random: SplitMix64(state: 11))
+        var input = FuzzInput(random: SeededRandomNumberGenerator(seed: 11))
         let paths = [
             "", ".", "data", "data.items", "data.items.0", "data.items.0.id", "data.items.-1", "a..b", "status", "0",
         ]
@@ -145,7 +133,7 @@ struct ParserFuzzTests {
 
     @Test("refresh failure classification reads any 400 body without crashing")
     func classifier() async {
-        var input = FuzzInput(random: SplitMix64(state: 13))
+        var input = FuzzInput(random: SeededRandomNumberGenerator(seed: 13))
         for iteration in 0..<Self.iterations {
             if iteration % 100 == 0 { await Task.yield() }
             let status = [400, 401, 403, 500].randomElement(using: &input.random)!
@@ -158,7 +146,7 @@ struct ParserFuzzTests {
 
     @Test("Retry-After, multipart boundaries, redaction and URL building take any text")
     func textParsers() async {
-        var input = FuzzInput(random: SplitMix64(state: 17))
+        var input = FuzzInput(random: SeededRandomNumberGenerator(seed: 17))
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         for iteration in 0..<Self.iterations {
             if iteration % 100 == 0 { await Task.yield() }

@@ -1,3 +1,4 @@
+import CourierTesting
 import Foundation
 import Testing
 
@@ -82,7 +83,9 @@ struct SuggestedFilenameFuzzTests {
     }
 
     /// A name built from fragments, and a response that suggests it one of several ways.
-    static func hostileResponse(using random: inout SplitMix64) -> (name: String, response: HTTPURLResponse) {
+    static func hostileResponse(using random: inout SeededRandomNumberGenerator) -> (
+        name: String, response: HTTPURLResponse
+    ) {
         let count = Int.random(in: 0...6, using: &random)
         let name = (0..<count).map { _ in fragments.randomElement(using: &random)! }.joined()
         let escaped = name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
@@ -116,7 +119,7 @@ struct SuggestedFilenameFuzzTests {
             let outside = try sandbox.snapshot(excludingDownloads: true)
             let destination = DownloadPlacement.suggestedDestination(
                 in: sandbox.downloads, options: [.removePreviousFile, .createIntermediateDirectories])
-            var random = SplitMix64(state: 0xC0_FFEE)
+            var random = SeededRandomNumberGenerator(seed: 0xC0_FFEE)
             var problems: [String] = []
             for index in 0..<3000 {
                 let (name, response) = Self.hostileResponse(using: &random)
@@ -158,7 +161,7 @@ struct SuggestedFilenameFuzzTests {
         let problems = try await Self.offThePool {
             let sandbox = try Sandbox()
             defer { try? FileManager.default.removeItem(at: sandbox.root) }
-            var random = SplitMix64(state: 0xBAD_F11E)
+            var random = SeededRandomNumberGenerator(seed: 0xBAD_F11E)
             var directoryErrors = 0
             var problems: [String] = []
             for index in 0..<3000 {

@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTesting
 import Foundation
 import Testing
 
@@ -69,7 +70,7 @@ struct RequestInjectionTests {
     @Test("seeded fuzzing: 1,500 header names and methods; the server sees exactly the valid ones, as asked")
     func fuzz() async throws {
         defer { server.stop() }
-        var random = SplitMix64(state: 0x5EED)
+        var random = SeededRandomNumberGenerator(seed: 0x5EED)
         let before = try await server.counters().requestsTotal
         var sent = 0
         var refused = 0
@@ -116,7 +117,7 @@ enum Fuzz {
         return !text.isEmpty && text.unicodeScalars.allSatisfy { tchar.contains($0) }
     }
 
-    static func text(_ random: inout SplitMix64) -> String {
+    static func text(_ random: inout SeededRandomNumberGenerator) -> String {
         let length = 1 + Int(random.next() % 9)
         var scalars = String.UnicodeScalarView()
         for _ in 0..<length {
@@ -127,17 +128,5 @@ enum Fuzz {
             }
         }
         return String(scalars)
-    }
-}
-
-/// SplitMix64: seeded, so a failing input can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

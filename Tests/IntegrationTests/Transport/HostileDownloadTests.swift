@@ -1,5 +1,6 @@
 import Courier
 import CourierTestServer
+import CourierTesting
 import Foundation
 import Testing
 
@@ -105,15 +106,9 @@ struct DispositionFuzzTests {
         let provider = Provider<ServerAPI>(transport: kind.make())
         let destination = DownloadPlacement.suggestedDestination(
             in: downloads, options: [.removePreviousFile, .createIntermediateDirectories])
-        var state: UInt64 = 0x5EED
-        func next(_ bound: Int) -> Int {
-            // SplitMix64: the same inputs on every run.
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
+        // Seeded: the same inputs on every run.
+        var random = SeededRandomNumberGenerator(seed: 0x5EED)
+        func next(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
         for index in 0..<300 {
             let name = (0..<next(6)).map { _ in Self.fragments[next(Self.fragments.count)] }.joined()
             let result = await outcome(
