@@ -9,6 +9,8 @@ enum ChildMeasurement {
             switch name {
             case "queue-memory": values = try await QueuedMemoryChild.run(count: count)
             case "task-memory": values = try await QueuedMemoryChild.runFloor(count: count)
+            case "queue-session": values = try await QueuedMemoryBreakdown.runSession(count: count)
+            case "queue-plugin": values = try await QueuedMemoryBreakdown.runPlugin(count: count)
             case "upload-memory": values = try await UploadMemoryChild.run(megabytes: count)
             case "fault-soak": values = try await FaultSoakChild.run(seconds: count)
             default:

@@ -50,6 +50,8 @@ struct Runner {
             ).run()
         case .storm:
             return try await RefreshStormScenario(requests: 1_000, rounds: quick ? 3 : 7).run()
+        case .gatedstorm:
+            return try await GatedStormScenario(requests: 1_000, rounds: quick ? 3 : 7, limit: 6).run()
         case .queue:
             return try await QueuedMemoryScenario(requests: 10_000, runs: quick ? 1 : 3).run()
         case .soak:

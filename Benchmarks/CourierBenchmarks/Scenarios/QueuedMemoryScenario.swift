@@ -17,6 +17,9 @@ struct QueuedMemoryScenario {
     let requests: Int
     let runs: Int
 
+    /// Issue 14: at most 3 KB per waiting request.
+    static let targetBytes = 3_072.0
+
     func run() async throws -> ScenarioResult {
         var perRequest: [Double] = []
         var floorPerTask: [Double] = []
@@ -48,7 +51,8 @@ struct QueuedMemoryScenario {
         result.rows = [
             Row(
                 scenario: scenario, metric: "\(Format.integer(requests)) waiting: RSS growth per request",
-                measured: memory.formatted(0, unit: "B")),
+                measured: memory.formatted(0, unit: "B"), target: "≤ 3 KB",
+                verdict: memory.median <= Self.targetBytes ? .met : .missed),
             Row(scenario: scenario, metric: "  floor: a bare suspended Task", measured: floor.formatted(0, unit: "B")),
             Row(
                 scenario: scenario, metric: "  all completed after 1 refresh",
@@ -94,12 +98,7 @@ enum QueuedMemoryChild {
                 accessToken: "warm", refreshToken: "r1", expiresAt: Date().addingTimeInterval(3600), issuedAt: Date()))
         let arrivals = CallCounter()
         let provider = RefreshableProvider<SignedAPI>(
-            auth: session,
-            requestClosure: { endpoint in
-                arrivals.increment()
-                return try endpoint.urlRequest()
-            },
-            transport: ImmediateTransport(statusCode: 200, data: smallJSONBody))
+            auth: session, transport: ImmediateTransport(statusCode: 200, data: smallJSONBody))
 
         // Warm-up with a valid token: lazy state, caches, the allocator's first arenas.
         _ = await Self.send(count / 10, provider: provider)
@@ -113,10 +112,12 @@ enum QueuedMemoryChild {
         let before = ProcessMemory.residentBytes() ?? 0
 
         let started = ContinuousClock.now
-        async let outcome = Self.send(count, provider: provider)
+        async let outcome = Self.send(count, provider: provider, arrivals: arrivals)
+        // Counted when each request starts, wherever it then waits (a request that waits
+        // before its URLRequest is built never reaches the request closure).
         while arrivals.value < count { try await Task.sleep(nanoseconds: 5_000_000) }
         // The last arrivals still have to reach the session and register as waiters.
-        try await Task.sleep(nanoseconds: 300_000_000)
+        try await ProcessMemory.settle()
         let queueSeconds = started.duration(to: .now).seconds
         let during = ProcessMemory.residentBytes() ?? 0
         await release.open()
@@ -132,10 +133,15 @@ enum QueuedMemoryChild {
     }
 
     /// Sends `count` requests at once; returns how many succeeded.
-    static func send(_ count: Int, provider: RefreshableProvider<SignedAPI>) async -> Int {
+    static func send(_ count: Int, provider: RefreshableProvider<SignedAPI>, arrivals: CallCounter? = nil) async
+        -> Int
+    {
         await withTaskGroup(of: Bool.self) { group in
             for index in 0..<count {
-                group.addTask { (try? await provider.request(SignedAPI(index: index)))?.statusCode == 200 }
+                group.addTask {
+                    arrivals?.increment()
+                    return (try? await provider.request(SignedAPI(index: index)))?.statusCode == 200
+                }
             }
             var succeeded = 0
             for await ok in group where ok { succeeded += 1 }
@@ -162,7 +168,7 @@ enum QueuedMemoryChild {
             }
         }
         while arrivals.value < count { try await Task.sleep(nanoseconds: 5_000_000) }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        try await ProcessMemory.settle()
         let during = ProcessMemory.residentBytes() ?? 0
         await release.open()
         await done

@@ -8,6 +8,20 @@ enum ProcessMemory {
     /// Peak resident set size in bytes (`VmHWM`).
     static func peakResidentBytes() -> Int? { field("VmHWM") }
 
+    /// Waits until resident memory stops growing: at least 300 ms, then until two readings
+    /// 100 ms apart differ by less than 64 KiB (at most 5 s in all), so that tasks started
+    /// a moment ago have reached the point where they wait.
+    static func settle() async throws {
+        try await Task.sleep(nanoseconds: 300_000_000)
+        var last = residentBytes() ?? 0
+        for _ in 0..<47 {
+            try await Task.sleep(nanoseconds: 100_000_000)
+            let now = residentBytes() ?? 0
+            if abs(now - last) < 64 * 1024 { return }
+            last = now
+        }
+    }
+
     private static func field(_ name: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {

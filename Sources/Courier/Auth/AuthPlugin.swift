@@ -51,6 +51,9 @@ public struct AuthPlugin: PluginType {
         guard let authorizationType = target.resolvedAuthorizationType, isAllowed(request, target: target) else {
             return request
         }
+        if let failed = Self.failedRenewal, failed.session === auth {
+            throw CourierError(failed.error)
+        }
         let token: OAuthToken
         do {
             token = try await auth.validToken(minimumValidity: refreshLeeway)

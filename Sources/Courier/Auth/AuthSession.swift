@@ -41,6 +41,9 @@ public actor AuthSession {
     public nonisolated let refreshTimeout: TimeInterval
     private nonisolated let broadcaster = AuthEventBroadcaster()
     private nonisolated let waiters = TokenWaiters()
+    /// Whether a refresh or acquire is under way, readable without a hop to the actor;
+    /// written after every action (`perform`).
+    private nonisolated let renewing = Locked(false)
 
     private var machine: StateMachine
     private var operations: [StateMachine.OperationID: Task<Void, Never>] = [:]
@@ -175,6 +178,35 @@ public actor AuthSession {
         try store.save(nil)
     }
 
+    // MARK: Waiting before a request is built
+
+    /// Whether a refresh (or acquire) is under way. A hint, read without waiting for the
+    /// actor: a renewal may start or end a moment later.
+    nonisolated var isRenewing: Bool { renewing.current }
+
+    /// When a refresh (or acquire) is under way, waits for it and returns what
+    /// ``validToken(minimumValidity:)`` would have; otherwise returns `nil` at once and
+    /// starts nothing.
+    ///
+    /// ``RefreshableProvider`` calls it before it builds a request, so that a request waiting
+    /// for a token keeps only its target and this frame alive (about a kilobyte over a bare
+    /// suspended task), not its pipeline. Cancellation answers ``AuthenticationError/cancelled``
+    /// at once; the renewal goes on.
+    func tokenAfterRenewal(minimumValidity: TimeInterval) async -> Result<OAuthToken, AuthenticationError>? {
+        guard case .busy = machine.phase else { return nil }
+        let id = waiters.makeID()
+        let action = machine.requestToken(waiter: id, minimumValidity: minimumValidity, now: now())
+        if let answer = immediateAnswer(action) { return answer }
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                waiters.register(id, light: continuation)
+                perform(action)
+            }
+        } onCancel: {
+            waiters.cancel(id)
+        }
+    }
+
     // MARK: Waiting
 
     private func wait(_ id: UInt64, _ action: StateMachine.Action) async throws(AuthenticationError) -> OAuthToken {
@@ -219,6 +251,10 @@ public actor AuthSession {
     /// Performs what the machine decided. `operationError`: what the operation threw (or its
     /// time-out), which the waiters of a failed operation get.
     private func perform(_ action: StateMachine.Action, operationError: (any Error)? = nil) {
+        defer {
+            let busy = if case .busy = machine.phase { true } else { false }
+            renewing.withLock { $0 = busy }
+        }
         switch action {
         case .none, .answer:
             // An answer goes straight back to the one request that asked (see `wait`).

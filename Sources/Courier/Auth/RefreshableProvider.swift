@@ -34,6 +34,8 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     public let auth: AuthSession
     /// When a response counts as a rejected token, and how replays work.
     public let refreshPolicy: RefreshPolicy
+    /// The plugin that signs requests (the first of ``Provider/plugins``).
+    private let signing: AuthPlugin
 
     /// Creates a provider.
     ///
@@ -53,6 +55,10 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     ///   - plugins: your plugins; they run after the signing plugin.
     ///   - trackInflights: identical requests in flight together share one call, as for
     ///     ``Provider``; a shared call is refreshed and replayed once for all its callers.
+    ///   - maxRequestsPerHost: at most this many calls to one host at a time, as for
+    ///     ``Provider``; `nil` (the default) sets no limit. A call keeps its slot through its
+    ///     refresh and replay, so the requests waiting for a slot when a token is rejected are
+    ///     signed after the refresh, with the new token, instead of coming back 401 too.
     @preconcurrency public init(
         auth: AuthSession,
         refreshPolicy: RefreshPolicy = .default,
@@ -64,16 +70,19 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
         transport: any HTTPTransport = URLSessionTransport(),
         retryPolicy: RetryPolicy? = nil,
         plugins: [any PluginType] = [],
-        trackInflights: Bool = false
+        trackInflights: Bool = false,
+        maxRequestsPerHost: Int? = nil
     ) {
         self.auth = auth
         self.refreshPolicy = refreshPolicy
         // A signing plugin passed among `plugins` counts as given too; either way it runs first.
         let signing = authPlugin ?? plugins.lazy.compactMap { $0 as? AuthPlugin }.first ?? AuthPlugin(auth: auth)
+        self.signing = signing
         super.init(
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
             callbackQueue: callbackQueue, transport: transport, retryPolicy: retryPolicy,
-            plugins: [signing] + plugins.filter { !($0 is AuthPlugin) }, trackInflights: trackInflights)
+            plugins: [signing] + plugins.filter { !($0 is AuthPlugin) }, trackInflights: trackInflights,
+            maxRequestsPerHost: maxRequestsPerHost)
     }
 
     /// Sends `target`; on a rejected token, refreshes once (shared with every concurrent
@@ -83,13 +92,41 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     ///   the refresh fails (``AuthenticationError/sessionExpired`` when the user must sign
     ///   in again); ``CourierError/cancelled``.
     open override func request(_ target: Target) async throws(CourierError) -> Response {
+        // A request that arrives while the token is being renewed waits here, before anything
+        // is built: it then keeps about a kilobyte alive instead of its whole pipeline (the
+        // endpoint, the URLRequest, every frame down to the signing plugin).
+        var refreshFailure: AuthenticationError?
+        if target.resolvedAuthorizationType != nil, signing.auth.isRenewing,
+            case .failure(let error)? = await signing.auth.tokenAfterRenewal(minimumValidity: signing.refreshLeeway)
+        {
+            switch error {
+            case .cancelled: break  // The pipeline sees it and reports it as for any cancelled request.
+            default: refreshFailure = error
+            }
+        }
+        return try await withHostSlot(for: target) { () async throws(CourierError) in
+            try await self.requestWithReplays(target, refreshFailure: refreshFailure)
+        }
+    }
+
+    /// The first attempt and the replays. `refreshFailure`: how the renewal that the request
+    /// waited for failed; the signing plugin fails the first attempt with it, if it signs it.
+    private func requestWithReplays(_ target: Target, refreshFailure: AuthenticationError?) async throws(CourierError)
+        -> Response
+    {
         var replays = 0
+        var refreshFailure = refreshFailure
         while true {
             let result: Result<Response, CourierError>
-            do {
-                result = .success(try await send(target))
-            } catch {
-                result = .failure(error)
+            if let failure = refreshFailure {
+                refreshFailure = nil
+                result = await send(target, failingSigningWith: failure)
+            } else {
+                do {
+                    result = .success(try await send(target))
+                } catch {
+                    result = .failure(error)
+                }
             }
             guard let rejectedToken = replayDecision(for: result, target: target, replays: replays) else {
                 return try result.get()
@@ -106,6 +143,22 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
                 } catch {
                     throw .cancelled
                 }
+            }
+        }
+    }
+
+    /// ``Provider/send(_:)`` for a request whose renewal failed while it waited: the signing
+    /// plugin fails it with `failure` (as it would have, had the request waited inside it);
+    /// a request the plugin does not sign (another host) goes out as usual.
+    @inline(never)
+    private func send(_ target: Target, failingSigningWith failure: AuthenticationError) async -> Result<
+        Response, CourierError
+    > {
+        await AuthPlugin.$failedRenewal.withValue(AuthPlugin.FailedRenewal(session: signing.auth, error: failure)) {
+            do throws(CourierError) {
+                return .success(try await send(target))
+            } catch {
+                return .failure(error)
             }
         }
     }

@@ -5,9 +5,25 @@ import Foundation
 /// session's actor.
 final class TokenWaiters: Sendable {
     typealias Continuation = CheckedContinuation<OAuthToken, any Error>
+    /// The lighter form, for requests that wait before they are built
+    /// (``AuthSession/tokenAfterRenewal(minimumValidity:)``): no boxed error, no checking
+    /// object. Resumed exactly once, because it leaves the table under the lock.
+    typealias LightContinuation = UnsafeContinuation<Result<OAuthToken, AuthenticationError>, Never>
+
+    private enum Waiter {
+        case checked(Continuation)
+        case light(LightContinuation)
+
+        func resume(with result: Result<OAuthToken, AuthenticationError>) {
+            switch self {
+            case .checked(let continuation): continuation.resume(with: result.mapError { $0 as any Error })
+            case .light(let continuation): continuation.resume(returning: result)
+            }
+        }
+    }
 
     private struct State {
-        var waiting: [UInt64: Continuation] = [:]
+        var waiting: [UInt64: Waiter] = [:]
         var cancelledEarly: Set<UInt64> = []
         var nextID: UInt64 = 0
     }
@@ -24,29 +40,38 @@ final class TokenWaiters: Sendable {
     /// Registers `continuation` for `id`; if `id` was cancelled already, resumes it with
     /// ``AuthenticationError/cancelled`` at once.
     func register(_ id: UInt64, _ continuation: Continuation) {
+        register(id, .checked(continuation))
+    }
+
+    /// Registers a light continuation, as ``register(_:_:)`` does a checked one.
+    func register(_ id: UInt64, light continuation: LightContinuation) {
+        register(id, .light(continuation))
+    }
+
+    private func register(_ id: UInt64, _ waiter: Waiter) {
         let cancelled = state.withLock {
             if $0.cancelledEarly.remove(id) != nil { return true }
-            $0.waiting[id] = continuation
+            $0.waiting[id] = waiter
             return false
         }
-        if cancelled { continuation.resume(throwing: AuthenticationError.cancelled) }
+        if cancelled { waiter.resume(with: .failure(.cancelled)) }
     }
 
     /// Resumes `id` with `result` if it is still waiting.
     func resume(_ id: UInt64, with result: Result<OAuthToken, AuthenticationError>) {
-        guard let continuation = state.withLock({ $0.waiting.removeValue(forKey: id) }) else { return }
-        continuation.resume(with: result.mapError { $0 as any Error })
+        guard let waiter = state.withLock({ $0.waiting.removeValue(forKey: id) }) else { return }
+        waiter.resume(with: result)
     }
 
     /// The waiting request `id` was cancelled: it stops waiting now; the operation goes on.
     func cancel(_ id: UInt64) {
-        let continuation = state.withLock {
-            guard let continuation = $0.waiting.removeValue(forKey: id) else {
+        let waiter = state.withLock {
+            guard let waiter = $0.waiting.removeValue(forKey: id) else {
                 $0.cancelledEarly.insert(id)
-                return nil as Continuation?
+                return nil as Waiter?
             }
-            return continuation
+            return waiter
         }
-        continuation?.resume(throwing: AuthenticationError.cancelled)
+        waiter?.resume(with: .failure(.cancelled))
     }
 }

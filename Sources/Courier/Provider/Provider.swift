@@ -41,13 +41,14 @@ import Foundation
 ///         transport: any HTTPTransport = URLSessionTransport(),
 ///         retryPolicy: RetryPolicy? = nil,
 ///         plugins: [any PluginType] = [],
-///         trackInflights: Bool = false
+///         trackInflights: Bool = false,
+///         maxRequestsPerHost: Int? = nil
 ///     ) {
 ///         self.region = "eu"
 ///         super.init(
 ///             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
 ///             callbackQueue: callbackQueue, transport: transport, retryPolicy: retryPolicy,
-///             plugins: plugins, trackInflights: trackInflights)
+///             plugins: plugins, trackInflights: trackInflights, maxRequestsPerHost: maxRequestsPerHost)
 ///     }
 /// }
 /// ```
@@ -89,10 +90,15 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     /// Retries transient failures; `nil` (the default, as in Moya) never retries.
     public let retryPolicy: RetryPolicy?
     /// Whether identical requests in flight at the same time share one call (Moya's
-    /// `trackInflights`); see ``init(endpointClosure:requestClosure:stubClosure:callbackQueue:transport:retryPolicy:plugins:trackInflights:)``.
+    /// `trackInflights`); see ``init(endpointClosure:requestClosure:stubClosure:callbackQueue:transport:retryPolicy:plugins:trackInflights:maxRequestsPerHost:)``.
     public let trackInflights: Bool
     /// The shared calls, when ``trackInflights`` is on.
     let inflights: InflightRequests?
+    /// The most calls this provider has in flight per host, or `nil` (the default) for no
+    /// limit; see ``init(endpointClosure:requestClosure:stubClosure:callbackQueue:transport:retryPolicy:plugins:trackInflights:maxRequestsPerHost:)``.
+    public let maxRequestsPerHost: Int?
+    /// The per-host limit, when ``maxRequestsPerHost`` is set.
+    let hostGate: HostGate?
 
     /// Creates a provider; every argument has Moya's default.
     ///
@@ -113,6 +119,19 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     ///     is cancelled only when every caller has. Downloads, and requests made with
     ///     progress reporting, always go out on their own. Off by default: two identical
     ///     `POST`s would otherwise be sent once.
+    ///   - maxRequestsPerHost: at most this many calls to one host at a time (OkHttp's
+    ///     `maxRequestsPerHost`); the others wait in arrival order *before* the plugins'
+    ///     `prepare` runs, so before a request is signed. While a token refresh is under way,
+    ///     requests still waiting here are signed afterwards, with the new token, instead of
+    ///     going out with the old one and coming back 401. A call keeps its slot through its
+    ///     retries and, on a ``RefreshableProvider``, through its refresh and replay; a caller
+    ///     that cancels while waiting leaves the line at once with ``CourierError/cancelled``.
+    ///     Hosts are compared by name (ports are not told apart); values below 1 count as 1.
+    ///     `nil` (the default) sets no limit: HTTP/2 multiplexes many requests on one
+    ///     connection, which a limit would hold back. The refresh closure of an
+    ///     ``AuthSession`` must use a provider of its own (as it always should): with every
+    ///     slot held by requests waiting for the refresh, a refresh queued behind them would
+    ///     wait until the session's `refreshTimeout`.
     @preconcurrency public init(
         endpointClosure: @escaping EndpointClosure = Provider.defaultEndpointMapping,
         requestClosure: @escaping RequestClosure = Provider.defaultRequestMapping,
@@ -121,9 +140,12 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
         transport: any HTTPTransport = URLSessionTransport(),
         retryPolicy: RetryPolicy? = nil,
         plugins: [any PluginType] = [],
-        trackInflights: Bool = false
+        trackInflights: Bool = false,
+        maxRequestsPerHost: Int? = nil
     ) {
         self.trackInflights = trackInflights
+        self.maxRequestsPerHost = maxRequestsPerHost.map { max(1, $0) }
+        self.hostGate = maxRequestsPerHost.map(HostGate.init(limit:))
         self.inflights = trackInflights ? InflightRequests() : nil
         self.endpointClosure = endpointClosure
         self.requestClosure = requestClosure
@@ -194,10 +216,18 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
 
     /// The attempts of one request: the first, and the ``retryPolicy``'s retries.
     ///
-    /// - Parameter endpoint: the first attempt's endpoint when the caller made it already.
+    /// - Parameters:
+    ///   - endpoint: the first attempt's endpoint when the caller made it already.
+    ///   - gated: whether to take a slot of ``maxRequestsPerHost`` first (the call that
+    ///     takes it passes `false` for the attempts it then makes).
     private func attempts(
-        _ target: Target, progress: ProgressContext.Report?, endpoint: Endpoint? = nil
+        _ target: Target, progress: ProgressContext.Report?, endpoint: Endpoint? = nil, gated: Bool = true
     ) async throws(CourierError) -> Response {
+        // A branch, not a wrapper function: an ungated request then keeps one async frame
+        // less alive while it waits (for a refresh, say).
+        if gated, let hostGate {
+            return try await attemptsHoldingSlot(hostGate, target, progress: progress, endpoint: endpoint)
+        }
         guard let retryPolicy else {
             return try await attempt(target, progress: progress, endpoint: endpoint).get()
         }
@@ -216,6 +246,14 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
                 throw .cancelled
             }
             if Task.isCancelled { throw .cancelled }
+        }
+    }
+
+    private func attemptsHoldingSlot(
+        _ gate: HostGate, _ target: Target, progress: ProgressContext.Report?, endpoint: Endpoint?
+    ) async throws(CourierError) -> Response {
+        try await withHostSlot(gate, for: target, endpoint: endpoint) { (endpoint) async throws(CourierError) in
+            try await self.attempts(target, progress: progress, endpoint: endpoint, gated: false)
         }
     }
 
@@ -272,7 +310,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {
     /// such (``PluginNotification/requestWasSent``) so that a plugin counting requests in
     /// flight does not end one it never saw begin.
     @inline(never)
-    private func notifyUnsent(_ result: Result<Response, CourierError>, target: any TargetType) -> Result<
+    func notifyUnsent(_ result: Result<Response, CourierError>, target: any TargetType) -> Result<
         Response, CourierError
     > {
         PluginNotification.$requestWasSent.withValue(false) {

@@ -25,13 +25,15 @@ final class AppProvider: Provider<TestAPI>, @unchecked Sendable {  // only `let`
         transport: any HTTPTransport = URLSessionTransport(),
         retryPolicy: RetryPolicy? = nil,
         plugins: [any PluginType] = [],
-        trackInflights: Bool = false
+        trackInflights: Bool = false,
+        maxRequestsPerHost: Int? = nil
     ) {
         self.region = "eu"
         super.init(
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
             callbackQueue: callbackQueue, transport: transport, retryPolicy: retryPolicy,
-            plugins: plugins + [RegionPlugin(region: "eu")], trackInflights: trackInflights)
+            plugins: plugins + [RegionPlugin(region: "eu")], trackInflights: trackInflights,
+            maxRequestsPerHost: maxRequestsPerHost)
     }
 }
 

@@ -35,12 +35,14 @@ final class MyServiceProvider: Provider<MyService>, @unchecked Sendable {
         transport: HTTPTransport = URLSessionTransport(),
         retryPolicy: RetryPolicy? = nil,
         plugins: [PluginType] = [],
-        trackInflights: Bool = false
+        trackInflights: Bool = false,
+        maxRequestsPerHost: Int? = nil
     ) {
         super.init(
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
             callbackQueue: callbackQueue, transport: transport, retryPolicy: retryPolicy,
-            plugins: plugins + [UserAgentPlugin()], trackInflights: trackInflights)
+            plugins: plugins + [UserAgentPlugin()], trackInflights: trackInflights,
+            maxRequestsPerHost: maxRequestsPerHost)
     }
 }
 

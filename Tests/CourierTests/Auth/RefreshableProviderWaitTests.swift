@@ -1,0 +1,180 @@
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Requests that arrive while a refresh is under way wait for it before they are built (the
+/// light wait); what they get must be exactly what they got when they waited inside the
+/// signing plugin.
+@Suite("RefreshableProvider: requests that arrive during a refresh", .timeLimit(.minutes(3)))
+struct RefreshableProviderWaitTests {
+    static func token(_ name: String, lifetime: TimeInterval = 3600) -> OAuthToken {
+        OAuthToken(
+            accessToken: name, refreshToken: "r", expiresAt: Date().addingTimeInterval(lifetime), issuedAt: Date())
+    }
+
+    /// A session whose refresh waits until `released` (at most 10 s), then runs `outcome`.
+    static func session(
+        released: LockIsolated<Bool>, refreshes: CallCounter,
+        outcome: @escaping @Sendable () throws -> OAuthToken = { token("new") }
+    ) -> AuthSession {
+        AuthSession(
+            store: InMemoryTokenStore(token("old", lifetime: -1)),
+            refresh: { _ in
+                refreshes.increment()
+                for _ in 0..<5_000 where !released.value {
+                    try await Task.sleep(nanoseconds: 2_000_000)
+                }
+                return try outcome()
+            })
+    }
+
+    static func results(_ count: Int, _ target: @escaping @Sendable (Int) -> HostAPI, provider: Provider<HostAPI>)
+        -> [Task<Result<Response, CourierError>, Never>]
+    {
+        (0..<count).map { index in
+            Task { () -> Result<Response, CourierError> in
+                do throws(CourierError) {
+                    return .success(try await provider.request(target(index)))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+    }
+
+    @Test("200 requests behind one refresh all go out with the new token", arguments: 0..<10)
+    func allGetTheNewToken(round: Int) async throws {
+        let released = LockIsolated(false)
+        let refreshes = CallCounter()
+        let transport = ScriptedTransport { _ in .status(200) }
+        let provider = RefreshableProvider<HostAPI>(
+            auth: Self.session(released: released, refreshes: refreshes), transport: transport)
+        let tasks = Self.results(200, { .item($0) }, provider: provider)
+        #expect(await eventually { refreshes.value == 1 })
+        try await Task.sleep(nanoseconds: 20_000_000)
+        released.setValue(true)
+        for task in tasks {
+            let response = try await task.value.get()
+            #expect(response.request?.value(forHTTPHeaderField: "Authorization") == "Bearer new")
+        }
+        #expect(refreshes.value == 1)
+        #expect(transport.requestCount == 200)
+    }
+
+    @Test("a refresh that fails fails every request that waited for it; no second refresh", arguments: 0..<10)
+    func failureReachesEveryWaiter(round: Int) async throws {
+        let released = LockIsolated(false)
+        let refreshes = CallCounter()
+        let transport = ScriptedTransport { _ in .status(200) }
+        let provider = RefreshableProvider<HostAPI>(
+            auth: Self.session(released: released, refreshes: refreshes) { throw URLError(.timedOut) },
+            transport: transport)
+        let tasks = Self.results(100, { .item($0) }, provider: provider)
+        #expect(await eventually { refreshes.value == 1 })
+        try await Task.sleep(nanoseconds: 20_000_000)
+        released.setValue(true)
+        for task in tasks {
+            guard case .failure(.authentication(.refreshFailed)) = await task.value else {
+                Issue.record("a request did not fail with refreshFailed: \(await task.value)")
+                continue
+            }
+        }
+        #expect(refreshes.value == 1)
+        #expect(transport.requestCount == 0)
+    }
+
+    @Test("a request the signing plugin would not sign (another host) is not failed by a failed refresh")
+    func unsignedHostUnaffected() async throws {
+        let released = LockIsolated(false)
+        let refreshes = CallCounter()
+        let transport = ScriptedTransport { _ in .status(200) }
+        // The endpoint sends `.elsewhere`'s request to a host other than its baseURL's: the
+        // plugin does not sign it.
+        let provider = RefreshableProvider<HostAPI>(
+            auth: Self.session(released: released, refreshes: refreshes) { throw URLError(.timedOut) },
+            endpointClosure: { target in
+                let endpoint = Provider<HostAPI>.defaultEndpointMapping(for: target)
+                guard case .elsewhere = target else { return endpoint }
+                return Endpoint(
+                    url: "https://third-party.example.org/other",
+                    sampleResponseClosure: { .networkResponse(200, Data()) },
+                    method: .get, task: .requestPlain, httpHeaderFields: nil)
+            },
+            transport: transport)
+        let signed = Self.results(10, { .item($0) }, provider: provider)
+        #expect(await eventually { refreshes.value == 1 })
+        let unsigned = Self.results(10, { _ in .elsewhere }, provider: provider)
+        try await Task.sleep(nanoseconds: 20_000_000)
+        released.setValue(true)
+        for task in unsigned {
+            let response = try await task.value.get()
+            #expect(response.statusCode == 200)
+            #expect(response.request?.value(forHTTPHeaderField: "Authorization") == nil)
+        }
+        for task in signed {
+            guard case .failure(.authentication(.refreshFailed)) = await task.value else {
+                Issue.record("a signed request did not fail with refreshFailed")
+                continue
+            }
+        }
+    }
+
+    @Test("a target that is never signed does not wait for the refresh")
+    func neverSignedGoesStraightOut() async throws {
+        let released = LockIsolated(false)
+        let refreshes = CallCounter()
+        let transport = ScriptedTransport { _ in .status(200) }
+        let provider = RefreshableProvider<HostAPI>(
+            auth: Self.session(released: released, refreshes: refreshes), transport: transport)
+        let waiting = Self.results(5, { .item($0) }, provider: provider)
+        #expect(await eventually { refreshes.value == 1 })
+        let unsignedProvider = RefreshableProvider<PublicAPI>(
+            auth: provider.auth, transport: ScriptedTransport { _ in .status(200) })
+        #expect(try await unsignedProvider.request(PublicAPI()).statusCode == 200)
+        released.setValue(true)
+        for task in waiting { #expect(try await task.value.get().statusCode == 200) }
+    }
+
+    @Test("cancelling requests that wait for a refresh is prompt; the refresh goes on for the others")
+    func cancellation() async throws {
+        let released = LockIsolated(false)
+        let refreshes = CallCounter()
+        let transport = ScriptedTransport { _ in .status(200) }
+        let provider = RefreshableProvider<HostAPI>(
+            auth: Self.session(released: released, refreshes: refreshes), transport: transport)
+        let kept = Self.results(10, { .item($0) }, provider: provider)
+        let cancelled = Self.results(50, { .item(100 + $0) }, provider: provider)
+        #expect(await eventually { refreshes.value == 1 })
+        try await Task.sleep(nanoseconds: 20_000_000)
+        let started = ContinuousClock.now
+        for task in cancelled { task.cancel() }
+        for task in cancelled {
+            guard case .failure(.cancelled) = await task.value else {
+                Issue.record("a cancelled request did not get .cancelled")
+                continue
+            }
+        }
+        // Bounded for a loaded machine; without cancellation they would wait for the refresh (10 s).
+        #expect(started.duration(to: .now) < .seconds(5))
+        released.setValue(true)
+        for task in kept { #expect(try await task.value.get().statusCode == 200) }
+        #expect(refreshes.value == 1)
+        #expect(transport.requestCount == 10)
+    }
+}
+
+/// A target that is never signed.
+struct PublicAPI: TargetType, AccessTokenAuthorizable {
+    var baseURL: URL { URL(string: "https://a.example.com")! }
+    var path: String { "public" }
+    var method: HTTPMethod { .get }
+    var task: RequestTask { .requestPlain }
+    var headers: [String: String]? { nil }
+    var authorizationType: AuthorizationType? { nil }
+}

@@ -1,0 +1,183 @@
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite(
+    "maxRequestsPerHost with a refresh: requests queued at the gate go out with the new token", .timeLimit(.minutes(3)))
+struct HostGateRefreshTests {
+    static func token(_ name: String) -> OAuthToken {
+        OAuthToken(
+            accessToken: name, refreshToken: "r", expiresAt: Date().addingTimeInterval(3600), issuedAt: Date())
+    }
+
+    @Test(
+        "a storm of 200 with a token the server has just rejected: one refresh, at most `limit` requests leave with it",
+        arguments: 0..<20)
+    func storm(round: Int) async throws {
+        let limit = 1 + round % 4
+        let server = TokenCheckingServer(valid: "new")
+        let refreshes = CallCounter()
+        let session = AuthSession(
+            store: InMemoryTokenStore(Self.token("old")),
+            refresh: { _ in
+                refreshes.increment()
+                try await Task.sleep(nanoseconds: 3_000_000)
+                return Self.token("new")
+            })
+        let provider = RefreshableProvider<HostAPI>(
+            auth: session, transport: server.transport, maxRequestsPerHost: limit)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<200 {
+                group.addTask { try await provider.request(.item(index)).statusCode }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 200))
+        #expect(refreshes.value == 1)
+        // A call that was rejected keeps its slot through the refresh and its replay, so no
+        // request is signed with the old token after the first ones.
+        #expect(server.rejected >= 1)
+        #expect(server.rejected <= limit)
+        #expect(server.maxInFlight <= limit)
+        #expect(provider.hostGate?.activeCount == 0)
+    }
+
+    @Test(
+        "a limit of 1 with trackInflights and replays: identical requests finish, nothing deadlocks", arguments: 0..<10)
+    func limitOneWithSharedCalls(round: Int) async throws {
+        let server = TokenCheckingServer(valid: "new")
+        let refreshes = CallCounter()
+        let session = AuthSession(
+            store: InMemoryTokenStore(Self.token("old")),
+            refresh: { _ in
+                refreshes.increment()
+                return Self.token("new")
+            })
+        let provider = RefreshableProvider<HostAPI>(
+            auth: session, transport: server.transport, trackInflights: true, maxRequestsPerHost: 1)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    let status = try await provider.request(.item(index % 3)).statusCode
+                    #expect(status == 200)
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(refreshes.value == 1)
+        #expect(server.maxInFlight == 1)
+    }
+
+    @Test("a shared call whose first caller cancelled retries under that caller's slot, not behind its own joiners")
+    func sharedCallOutlivesItsCaller() async throws {
+        let transport = SlotCountingTransport(failFirstAttempts: true)
+        let session = AuthSession(store: InMemoryTokenStore(Self.token("new")), refresh: { _ in Self.token("new") })
+        let provider = RefreshableProvider<HostAPI>(
+            auth: session, transport: transport,
+            retryPolicy: RetryPolicy(maxRetries: 1, random: { 0 }, sleep: { _ in }),
+            trackInflights: true, maxRequestsPerHost: 2)
+        // The first caller starts the shared call, the second joins it; both hold a slot.
+        let first = Task { try await provider.request(.item(1)) }
+        #expect(await eventually { transport.inFlight == 1 })
+        let second = Task { try await provider.request(.item(1)) }
+        #expect(await eventually { provider.inflights?.waiterCount == 2 })
+        let third = Task { try await provider.request(.item(1)) }
+        #expect(await eventually { provider.hostGate?.waitingCount == 1 })
+        // The first caller leaves; its slot goes to the third, which joins the shared call.
+        first.cancel()
+        #expect(await eventually { provider.inflights?.waiterCount == 2 && provider.hostGate?.waitingCount == 0 })
+        // The shared call's first attempt is answered 503; its retry must not wait for a
+        // slot while both slots are held by callers waiting for this very call.
+        transport.open()
+        #expect(try await second.value.statusCode == 200)
+        #expect(try await third.value.statusCode == 200)
+        #expect(transport.paths == ["/items/1", "/items/1"])
+    }
+
+    @Test("cancelling calls queued behind a slot's holder that waits for its refresh is prompt")
+    func cancelWhileHolderRefreshes() async throws {
+        let server = TokenCheckingServer(valid: "new")
+        let released = LockIsolated(false)
+        let session = AuthSession(
+            store: InMemoryTokenStore(Self.token("old")),
+            refresh: { _ in
+                // Held until the test releases it (at most 10 s): the holder keeps its slot.
+                for _ in 0..<5_000 where !released.value {
+                    try await Task.sleep(nanoseconds: 2_000_000)
+                }
+                return Self.token("new")
+            })
+        let provider = RefreshableProvider<HostAPI>(
+            auth: session, transport: server.transport, maxRequestsPerHost: 1)
+        let holder = Task { try await provider.request(.item(0)) }
+        // Started together with the holder: some wait at the gate, the later ones (once the
+        // refresh is under way) before they are built; both places answer a cancellation.
+        let waiters = (1...20).map { index in
+            Task { () -> Result<Response, CourierError> in
+                do throws(CourierError) {
+                    return .success(try await provider.request(.item(index)))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        #expect(await eventually { server.rejected == 1 })
+        try await Task.sleep(nanoseconds: 20_000_000)
+        let started = ContinuousClock.now
+        for waiter in waiters { waiter.cancel() }
+        for waiter in waiters {
+            guard case .failure(.cancelled) = await waiter.value else {
+                Issue.record("a cancelled waiter did not get .cancelled")
+                continue
+            }
+        }
+        // Bounded for a loaded machine; without cancellation they would wait for the refresh (10 s).
+        #expect(started.duration(to: .now) < .seconds(5))
+        released.setValue(true)
+        #expect(try await holder.value.statusCode == 200)
+        #expect(server.requestCount == 2)
+    }
+}
+
+/// A server that accepts one access token: anything else is answered 401. Counts the
+/// rejections and the requests inside it at once.
+final class TokenCheckingServer: Sendable {
+    private struct State {
+        var inFlight = 0
+        var maxInFlight = 0
+        var rejected = 0
+        var requests = 0
+    }
+
+    private let state = LockIsolated(State())
+    let valid: String
+
+    init(valid: String) {
+        self.valid = valid
+    }
+
+    var rejected: Int { state.value.rejected }
+    var maxInFlight: Int { state.value.maxInFlight }
+    var requestCount: Int { state.value.requests }
+
+    var transport: ClosureTransport {
+        ClosureTransport { [self] request in
+            let accepted = request.urlRequest.value(forHTTPHeaderField: "Authorization") == "Bearer \(valid)"
+            state.withValue {
+                $0.inFlight += 1
+                $0.requests += 1
+                $0.maxInFlight = max($0.maxInFlight, $0.inFlight)
+                if !accepted { $0.rejected += 1 }
+            }
+            defer { state.withValue { $0.inFlight -= 1 } }
+            try await Task.sleep(nanoseconds: 200_000)
+            return Response(statusCode: accepted ? 200 : 401, data: Data(), request: request.urlRequest)
+        }
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("maxRequestsPerHost: at most N calls per host, the rest wait before they are signed", .timeLimit(.minutes(3)))
+struct HostGateTests {
+    @Test("off by default: every request reaches the transport at once")
+    func offByDefault() async throws {
+        let transport = SlotCountingTransport()
+        let provider = Provider<HostAPI>(transport: transport)
+        #expect(provider.maxRequestsPerHost == nil)
+        let tasks = (0..<20).map { index in Task { try await provider.request(.item(index)) } }
+        #expect(await eventually { transport.inFlight == 20 })
+        transport.open()
+        for task in tasks { #expect(try await task.value.statusCode == 200) }
+    }
+
+    @Test("a value below 1 counts as 1")
+    func clamped() {
+        #expect(Provider<HostAPI>(transport: SlotCountingTransport(), maxRequestsPerHost: 0).maxRequestsPerHost == 1)
+        #expect(Provider<HostAPI>(transport: SlotCountingTransport(), maxRequestsPerHost: -5).maxRequestsPerHost == 1)
+    }
+
+    @Test("never more than the limit in flight to one host, and every request is answered", arguments: 0..<20)
+    func limit(round: Int) async throws {
+        let transport = SlotCountingTransport(autoAnswerAfterMicroseconds: 300)
+        let prepares = ConcurrentPrepares()
+        let limit = 1 + round % 4
+        let provider = Provider<HostAPI>(transport: transport, plugins: [prepares], maxRequestsPerHost: limit)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<60 {
+                group.addTask { try await provider.request(.item(index)).statusCode }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.count == 60)
+        #expect(statuses.allSatisfy { $0 == 200 })
+        #expect(transport.maxInFlight <= limit)
+        // The slot is taken before `prepare`: no more requests are being prepared (signed)
+        // than may be sent.
+        #expect(prepares.max <= limit)
+        #expect(provider.hostGate?.activeCount == 0)
+        #expect(provider.hostGate?.waitingCount == 0)
+    }
+
+    @Test("requests wait before the plugins prepare them")
+    func waitsBeforePrepare() async throws {
+        let transport = SlotCountingTransport()
+        let prepares = ConcurrentPrepares()
+        let provider = Provider<HostAPI>(transport: transport, plugins: [prepares], maxRequestsPerHost: 2)
+        let tasks = (0..<10).map { index in Task { try await provider.request(.item(index)) } }
+        #expect(await eventually { transport.inFlight == 2 && provider.hostGate?.waitingCount == 8 })
+        #expect(prepares.total == 2)
+        transport.open()
+        for task in tasks { #expect(try await task.value.statusCode == 200) }
+        #expect(prepares.total == 10)
+    }
+
+    @Test("each host has its own limit")
+    func perHost() async throws {
+        let transport = SlotCountingTransport()
+        let provider = Provider<HostAPI>(transport: transport, maxRequestsPerHost: 1)
+        let first = Task { try await provider.request(.item(1)) }
+        let second = Task { try await provider.request(.elsewhere) }
+        let third = Task { try await provider.request(.item(2)) }
+        #expect(await eventually { transport.inFlight == 2 && provider.hostGate?.waitingCount == 1 })
+        #expect(Set(transport.hosts.map { $0.lowercased() }) == ["a.example.com", "b.example.com"])
+        transport.open()
+        for task in [first, second, third] { #expect(try await task.value.statusCode == 200) }
+    }
+
+    @Test("waiting requests go out in the order they came")
+    func fifo() async throws {
+        let transport = SlotCountingTransport()
+        let provider = Provider<HostAPI>(transport: transport, maxRequestsPerHost: 1)
+        var tasks = [Task { try await provider.request(.item(0)) }]
+        #expect(await eventually { transport.inFlight == 1 })
+        for index in 1..<20 {
+            tasks.append(Task { try await provider.request(.item(index)) })
+            #expect(await eventually { provider.hostGate?.waitingCount == index })
+        }
+        transport.open()
+        for task in tasks { _ = try await task.value }
+        #expect(transport.paths == (0..<20).map { "/items/\($0)" })
+    }
+
+    @Test("a caller cancelled while waiting gets .cancelled promptly; nothing is sent for it", arguments: 0..<10)
+    func cancelWhileQueued(round: Int) async throws {
+        let transport = SlotCountingTransport()
+        let log = UnsentLog()
+        let provider = Provider<HostAPI>(transport: transport, plugins: [log], maxRequestsPerHost: 1)
+        let holder = Task { try await provider.request(.item(0)) }
+        #expect(await eventually { transport.inFlight == 1 })
+        let queued = (1...50).map { index in
+            Task { () -> Result<Response, CourierError> in
+                do throws(CourierError) {
+                    return .success(try await provider.request(.item(index)))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        #expect(await eventually { provider.hostGate?.waitingCount == 50 })
+        let started = ContinuousClock.now
+        for task in queued { task.cancel() }
+        for task in queued {
+            guard case .failure(.cancelled) = await task.value else {
+                Issue.record("a cancelled waiter did not get .cancelled")
+                continue
+            }
+        }
+        // Bounded for a loaded machine; without cancellation they would wait for the slot (10 s).
+        #expect(started.duration(to: .now) < .seconds(5))
+        #expect(provider.hostGate?.waitingCount == 0)
+        #expect(log.unsentCancellations == 50)
+        // The slot was not lost: the holder finishes and the next request goes straight out.
+        transport.open()
+        #expect(try await holder.value.statusCode == 200)
+        #expect(try await provider.request(.item(99)).statusCode == 200)
+        #expect(transport.paths == ["/items/0", "/items/99"])
+    }
+
+    @Test("random cancellations among many waiters: the rest are all answered, no slot leaks", arguments: 0..<20)
+    func cancellationStorm(round: Int) async throws {
+        let transport = SlotCountingTransport(autoAnswerAfterMicroseconds: 200)
+        let provider = Provider<HostAPI>(transport: transport, maxRequestsPerHost: 1 + round % 3)
+        let tasks = (0..<100).map { index in
+            Task { () -> Result<Response, CourierError> in
+                do throws(CourierError) {
+                    return .success(try await provider.request(.item(index)))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        var cancelled = Set<Int>()
+        for index in stride(from: round % 3, to: 100, by: 3) {
+            tasks[index].cancel()
+            cancelled.insert(index)
+        }
+        for (index, task) in tasks.enumerated() {
+            switch await task.value {
+            case .success(let response): #expect(response.statusCode == 200)
+            case .failure(.cancelled): #expect(cancelled.contains(index))
+            case .failure(let error): Issue.record("request \(index) failed: \(error)")
+            }
+        }
+        #expect(transport.maxInFlight <= 1 + round % 3)
+        #expect(provider.hostGate?.activeCount == 0)
+        #expect(provider.hostGate?.waitingCount == 0)
+        #expect(try await provider.request(.item(0)).statusCode == 200)
+    }
+
+    @Test("a retry keeps its slot: with a limit of 1, retried requests finish and nothing deadlocks")
+    func retriesKeepTheSlot() async throws {
+        let transport = SlotCountingTransport(autoAnswerAfterMicroseconds: 100, failFirstAttempts: true)
+        let provider = Provider<HostAPI>(
+            transport: transport, retryPolicy: RetryPolicy(maxRetries: 2, baseDelay: 0.001, maximumDelay: 0.002),
+            maxRequestsPerHost: 1)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<20 {
+                group.addTask { try await provider.request(.item(index)).statusCode }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 20))
+        #expect(transport.maxInFlight == 1)
+        // Every request's retry followed its own first attempt, before the next request began.
+        let paths = transport.paths
+        #expect(paths.count == 40)
+        for pair in stride(from: 0, to: paths.count, by: 2) {
+            #expect(paths[pair] == paths[pair + 1])
+        }
+    }
+
+    @Test("with trackInflights and a limit of 1, identical requests share one call without deadlock")
+    func sharedCalls() async throws {
+        let transport = SlotCountingTransport(autoAnswerAfterMicroseconds: 500)
+        let provider = Provider<HostAPI>(transport: transport, trackInflights: true, maxRequestsPerHost: 1)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<40 {
+                group.addTask { try await provider.request(.item(index % 4)).statusCode }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 40))
+        #expect(transport.maxInFlight == 1)
+    }
+
+    @Test("a request made inside a call that holds the host's only slot does not wait for it")
+    func nestedRequest() async throws {
+        let transport = SlotCountingTransport(autoAnswerAfterMicroseconds: 100)
+        let nested = NestedRequestPlugin()
+        let provider = Provider<HostAPI>(transport: transport, plugins: [nested], maxRequestsPerHost: 1)
+        nested.provider = provider
+        let response = try await withThrowingTaskGroup(of: Response.self) { group in
+            group.addTask { try await provider.request(.item(1)) }
+            group.addTask {
+                try await Task.sleep(nanoseconds: 10_000_000_000)
+                throw CancellationError()
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            return first
+        }
+        #expect(response.statusCode == 200)
+        #expect(transport.paths == ["/items/0", "/items/1"])
+    }
+}
