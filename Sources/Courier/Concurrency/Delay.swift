@@ -10,12 +10,15 @@ package enum Delay {
     /// runtime's `now + delay` from overflowing (which would fire at once).
     package static let maximumSeconds: Double = 100 * 365 * 86_400
 
+    private static let nanosecondsPerSecond: UInt64 = 1_000_000_000
+
     /// `seconds` in nanoseconds: 0 for a negative, zero or NaN delay, ``maximumSeconds`` for a
     /// longer (or infinite) one.
     package static func nanoseconds(_ seconds: Double) -> UInt64 {
         // `!(seconds > 0)` is true for NaN too.
         guard seconds > 0 else { return 0 }
-        return UInt64(min(seconds, maximumSeconds) * 1_000_000_000)
+        let clamped = min(seconds, maximumSeconds)
+        return UInt64(clamped * Double(nanosecondsPerSecond))
     }
 
     /// Sleeps for `seconds`, clamped as ``nanoseconds(_:)``; throws `CancellationError` when

@@ -62,7 +62,7 @@ import Foundation
 ///   gets the defaults; an `override init` that restates the parameter list stops
 ///   compiling ("does not override a designated initializer"), so you are told to add the
 ///   new parameter; it is never skipped silently.
-open class Provider<Target: TargetType>: @unchecked Sendable {
+open class Provider<Target: TargetType>: @unchecked Sendable {  // only `let`s
     // @unchecked: an open class cannot be checked, but every stored property is an immutable
     // `let` of a Sendable type (no lock needed), and subclasses must keep that rule.
 

@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// A server that misbehaves on purpose (the `/hostile/…` routes): a request is never sent
-/// twice behind the caller's back (`+Resend`), a corrupt body is not mistaken for a lost
+/// twice behind the caller's back (below), a corrupt body is not mistaken for a lost
 /// connection and a response cannot fill the memory (`+Bodies`), credentials stay with their
 /// origin (`+Redirects`).
 ///
@@ -42,6 +42,105 @@ struct HostileServerTests {
     /// The counts the hostile routes kept for `key`.
     func hostileCounts(_ key: String) async throws -> HostileCounts {
         try await Provider<ServerAPI>().request(ServerAPI(server, "hostile/count/\(key)")).map(HostileCounts.self)
+    }
+}
+
+/// A non-idempotent request is never sent twice behind the caller's back.
+extension HostileServerTests {
+    // MARK: - A non-idempotent request is never sent twice
+
+    /// The bodies a non-idempotent request can have, each with the method and task the test
+    /// sends.
+    enum PostBody: String, CaseIterable, Sendable {
+        case noBody, file, json, form, multipart
+    }
+
+    @Test(
+        "a POST whose kept-alive connection is dropped after its body arrived fails promptly as a lost connection and is never sent again",
+        arguments: TransportUnderTest.allCases, PostBody.allCases)
+    func postNotResent(_ kind: TransportUnderTest, body: PostBody) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let provider = Provider<ServerAPI>(transport: kind.make(timeout: 30))
+        let key = "post-\(body.rawValue)-\(UUID().uuidString)"
+        let task: RequestTask
+        switch body {
+        case .noBody: task = .requestPlain
+        case .file: task = .uploadFile(try await scratch.file("report.bin", size: 256 * 1024, seed: 3))
+        case .json: task = .requestParameters(parameters: ["amount": 100], encoding: JSONEncoding.default)
+        case .form: task = .requestParameters(parameters: ["amount": "100"], encoding: URLEncoding.httpBody)
+        case .multipart:
+            task = .uploadMultipart([MultipartFormBodyPart(provider: .data(Data("100".utf8)), name: "amount")])
+        }
+
+        let rounds = 5
+        for _ in 0..<rounds {
+            // The GET leaves a kept-alive connection that the POST reuses.
+            #expect(try await provider.request(ServerAPI(server, "echo")).statusCode == 200)
+            let clock = ContinuousClock()
+            let start = clock.now
+            let result = await outcome(
+                provider, ServerAPI(server, "hostile/drop-after-body/\(key)", method: .post, task: task))
+            let elapsed = clock.now - start
+
+            #expect(urlErrorCode(result) == .networkConnectionLost, "\(result)")
+            // Milliseconds on an idle machine. That the body was not stalled is proved by the
+            // server's count of complete bodies below; this only proves no 30 s hang.
+            #expect(elapsed < .seconds(25))
+        }
+        #expect(try await hostileCounts(key).completeBodies == rounds)
+    }
+
+    @Test(
+        "many POSTs dropped at once on one transport: each ends exactly once with an error, and each arrived once",
+        arguments: TransportUnderTest.allCases)
+    func concurrentDroppedPosts(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make(timeout: 30))
+        let key = "concurrent-\(UUID().uuidString)"
+        let workers = 12
+        let rounds = 4
+        let codes = await withTaskGroup(of: [URLError.Code?].self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    var codes: [URLError.Code?] = []
+                    for round in 0..<rounds {
+                        _ = await outcome(provider, ServerAPI(server, "echo"))
+                        let result = await outcome(
+                            provider,
+                            ServerAPI(
+                                server, "hostile/drop-after-body/\(key)", method: .post,
+                                task: .requestParameters(
+                                    parameters: ["worker": worker, "round": round], encoding: JSONEncoding.default)))
+                        codes.append(urlErrorCode(result))
+                    }
+                    return codes
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+
+        #expect(codes.count == workers * rounds, "every request ended exactly once")
+        // A reused connection: the transport refused libcurl's resend. A fresh one: libcurl
+        // got nothing and does not resend.
+        #expect(codes.allSatisfy { $0 == .networkConnectionLost || $0 == .badServerResponse }, "\(codes)")
+        #expect(try await hostileCounts(key).completeBodies == workers * rounds)
+    }
+
+    @Test(
+        "a RetryPolicy that allows it sends the dropped POST again, once per retry",
+        arguments: TransportUnderTest.allCases)
+    func retryPolicyMayResend(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<IdempotentPost>(
+            transport: kind.make(timeout: 30),
+            retryPolicy: RetryPolicy(maxRetries: 1, baseDelay: 0, sleep: { _ in }))
+        let key = "retry-\(UUID().uuidString)"
+        _ = await outcome(provider, IdempotentPost(base: server.baseURL, path: "echo"))
+        let result = await outcome(
+            provider, IdempotentPost(base: server.baseURL, path: "hostile/drop-after-body/\(key)"))
+
+        #expect(urlErrorCode(result) != nil)
+        // The first attempt and the one retry the caller allowed; never a transparent third.
+        #expect(try await hostileCounts(key).completeBodies == 2)
     }
 }
 
