@@ -199,6 +199,8 @@ struct HostGateTests {
         let nested = NestedRequestPlugin()
         let provider = Provider<HostAPI>(transport: transport, plugins: [nested], maxRequestsPerHost: 1)
         nested.provider = provider
+        // The plugin and the provider hold each other: break the cycle when the test ends.
+        defer { nested.provider = nil }
         let response = try await withThrowingTaskGroup(of: Response.self) { group in
             group.addTask { try await provider.request(.item(1)) }
             group.addTask {
