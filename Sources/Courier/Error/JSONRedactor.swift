@@ -74,15 +74,7 @@ struct JSONRedactor {
             } else {
                 guard value(depth: depth + 1) else { return false }
             }
-            copyWhitespace()
-            guard index < bytes.count else { return false }
-            if bytes[index] == UInt8(ascii: "}") {
-                copy()
-                return true
-            }
-            guard bytes[index] == UInt8(ascii: ",") else { return false }
-            copy()
-            copyWhitespace()
+            if let end = afterElement(closing: UInt8(ascii: "}")) { return end }
         }
         return false
     }
@@ -96,17 +88,24 @@ struct JSONRedactor {
         }
         while index < bytes.count {
             guard value(depth: depth + 1) else { return false }
-            copyWhitespace()
-            guard index < bytes.count else { return false }
-            if bytes[index] == UInt8(ascii: "]") {
-                copy()
-                return true
-            }
-            guard bytes[index] == UInt8(ascii: ",") else { return false }
-            copy()
-            copyWhitespace()
+            if let end = afterElement(closing: UInt8(ascii: "]")) { return end }
         }
         return false
+    }
+
+    /// After an object member or an array element: `closing` ends the container (`true`), a
+    /// comma leads to the next element (`nil`), anything else is not JSON (`false`).
+    private mutating func afterElement(closing: UInt8) -> Bool? {
+        copyWhitespace()
+        guard index < bytes.count else { return false }
+        if bytes[index] == closing {
+            copy()
+            return true
+        }
+        guard bytes[index] == UInt8(ascii: ",") else { return false }
+        copy()
+        copyWhitespace()
+        return nil
     }
 
     /// A string value: kept as written unless its text holds a secret (a URL with a token,
