@@ -21,25 +21,12 @@ import Foundation
 enum QueuedMemoryBreakdown {
     static func runSession(count: Int) async throws -> [String: Double] {
         let release = Latch()
-        let session = AuthSession(
-            refresh: { _ in
-                await release.wait()
-                return OAuthToken(
-                    accessToken: "fresh", refreshToken: "r2", expiresAt: Date().addingTimeInterval(3600),
-                    issuedAt: Date())
-            },
-            refreshWindow: nil, refreshTimeout: 600)
-        try await session.signIn(
-            OAuthToken(
-                accessToken: "warm", refreshToken: "r1", expiresAt: Date().addingTimeInterval(3600), issuedAt: Date()))
+        let session = try await QueuedMemoryChild.heldSession(release: release)
         let arrivals = CallCounter()
         // Warm-up with a valid token.
         _ = await send(count / 10, session: session, arrivals: arrivals)
         arrivals.reset()
-        try await session.signIn(
-            OAuthToken(
-                accessToken: "old", refreshToken: "r1", expiresAt: Date().addingTimeInterval(-1),
-                issuedAt: Date().addingTimeInterval(-3601)))
+        try await QueuedMemoryChild.expireToken(of: session)
         try await Task.sleep(nanoseconds: 200_000_000)
         let before = ProcessMemory.residentBytes() ?? 0
         async let outcome = send(count, session: session, arrivals: arrivals)

@@ -80,13 +80,14 @@ enum QueuedMemoryChild {
         var headers: [String: String]? { ["Accept": "application/json"] }
     }
 
-    static func run(count: Int) async throws -> [String: Double] {
-        let release = Latch()
-        let refreshes = CallCounter()
+    /// A session signed in with a valid token whose refresh, once started, runs `beforeHold`
+    /// and then holds until `release` opens, so requests pile up behind it.
+    static func heldSession(
+        release: Latch, beforeHold: @escaping @Sendable () async throws -> Void = {}
+    ) async throws -> AuthSession {
         let session = AuthSession(
             refresh: { _ in
-                refreshes.increment()
-                try await Task.sleep(nanoseconds: 1_000_000_000)
+                try await beforeHold()
                 await release.wait()
                 return OAuthToken(
                     accessToken: "fresh", refreshToken: "r2", expiresAt: Date().addingTimeInterval(3600),
@@ -96,6 +97,25 @@ enum QueuedMemoryChild {
         try await session.signIn(
             OAuthToken(
                 accessToken: "warm", refreshToken: "r1", expiresAt: Date().addingTimeInterval(3600), issuedAt: Date()))
+        return session
+    }
+
+    /// Replaces the session's token with one that has just expired: the next request starts
+    /// the held refresh.
+    static func expireToken(of session: AuthSession) async throws {
+        try await session.signIn(
+            OAuthToken(
+                accessToken: "old", refreshToken: "r1", expiresAt: Date().addingTimeInterval(-1),
+                issuedAt: Date().addingTimeInterval(-3601)))
+    }
+
+    static func run(count: Int) async throws -> [String: Double] {
+        let release = Latch()
+        let refreshes = CallCounter()
+        let session = try await Self.heldSession(release: release) {
+            refreshes.increment()
+            try await Task.sleep(nanoseconds: 1_000_000_000)
+        }
         let arrivals = CallCounter()
         let provider = RefreshableProvider<SignedAPI>(
             auth: session, transport: ImmediateTransport(statusCode: 200, data: smallJSONBody))
@@ -104,10 +124,7 @@ enum QueuedMemoryChild {
         _ = await Self.send(count / 10, provider: provider)
         arrivals.reset()
         // The token expires now: the next request starts the slow refresh, the rest wait.
-        try await session.signIn(
-            OAuthToken(
-                accessToken: "old", refreshToken: "r1", expiresAt: Date().addingTimeInterval(-1),
-                issuedAt: Date().addingTimeInterval(-3601)))
+        try await Self.expireToken(of: session)
         try await Task.sleep(nanoseconds: 200_000_000)
         let before = ProcessMemory.residentBytes() ?? 0
 
