@@ -123,9 +123,9 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     }
 
     /// The first attempt and the replays.
-    nonisolated(nonsending) private func requestWithReplays(_ call: inout RequestCall<Target>) async throws(
-        CourierError
-    ) -> Response {
+    nonisolated(nonsending) private func requestWithReplays(_ call: inout RequestCall<Target>)
+        async throws(CourierError) -> Response
+    {
         while true {
             let result: Result<Response, CourierError>
             do {

@@ -55,9 +55,10 @@ extension Provider {
         // update main-actor state, as `Task.init` does for its operation.
         @_inheritActorContext progress: (@isolated(any) @Sendable (_ progress: ProgressResponse) -> Void)? = nil,
         isolation: isolated (any Actor)? = #isolation,
-        @_inheritActorContext completion: @escaping @isolated(any) @Sendable (
-            _ result: Result<Response, CourierError>
-        ) -> Void
+        @_inheritActorContext completion:
+            @escaping @isolated(any) @Sendable (
+                _ result: Result<Response, CourierError>
+            ) -> Void
     ) -> any Cancellable {
         let delivery = CallbackDelivery(
             queue: callbackQueue ?? self.callbackQueue ?? .main, progress: progress, completion: completion)

@@ -15,7 +15,9 @@ extension AuthAPI: TargetType {
         switch self {
         case .refresh(let refreshToken):
             .requestParameters(
-                parameters: ["grant_type": "refresh_token", "refresh_token": refreshToken, "client_id": AppConfig.clientID],
+                parameters: [
+                    "grant_type": "refresh_token", "refresh_token": refreshToken, "client_id": AppConfig.clientID,
+                ],
                 encoding: URLEncoding.httpBody)
         }
     }

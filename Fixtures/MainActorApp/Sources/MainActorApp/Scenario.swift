@@ -31,7 +31,8 @@ public func runScenario() async -> [String] {
         .json(#"{"access_token":"new-token","token_type":"Bearer","expires_in":3600,"refresh_token":"r1"}"#),
         for: .post("/oauth/token"))
 
-    let services = AppServices(tokenFile: directory.appendingPathComponent("token.json"), apiTransport: api, authTransport: auth)
+    let services = AppServices(
+        tokenFile: directory.appendingPathComponent("token.json"), apiTransport: api, authTransport: auth)
     do {
         try await services.session.signIn(OAuthToken(accessToken: "old-token", refreshToken: "r0", tokenType: "Bearer"))
     } catch {
@@ -41,10 +42,13 @@ public func runScenario() async -> [String] {
 
     // async/await: 401, one refresh, the replay.
     await model.load()
-    check(model.profile == Profile(name: "Ada", email: "ada@example.com"), "the profile was not loaded: \(String(describing: model.errorMessage))")
+    check(
+        model.profile == Profile(name: "Ada", email: "ada@example.com"),
+        "the profile was not loaded: \(String(describing: model.errorMessage))")
     check(auth.requestCount == 1, "expected one refresh, got \(auth.requestCount)")
     let meRequests = api.requests(matching: .get("/v1/me"))
-    check(meRequests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer old-token", "Bearer new-token"],
+    check(
+        meRequests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer old-token", "Bearer new-token"],
         "the replay did not carry the new token")
     check(meRequests.allSatisfy { $0.value(forHTTPHeaderField: "X-Request-ID") == "req-me" }, "the plugin did not run")
 
@@ -68,10 +72,14 @@ public func runScenario() async -> [String] {
         failures.append("the public feed failed: \(error)")
     }
     let feed = api.requests(matching: .get("/v1/feed"))
-    check(feed.count == 1 && feed[0].value(forHTTPHeaderField: "Authorization") == nil, "a target with no authorization was signed")
+    check(
+        feed.count == 1 && feed[0].value(forHTTPHeaderField: "Authorization") == nil,
+        "a target with no authorization was signed")
 
     // The token endpoint is never signed either.
-    check(auth.requests.allSatisfy { $0.value(forHTTPHeaderField: "Authorization") == nil }, "the token request was signed")
+    check(
+        auth.requests.allSatisfy { $0.value(forHTTPHeaderField: "Authorization") == nil },
+        "the token request was signed")
 
     // Stubs answer from the sample data.
     do {
