@@ -1,15 +1,15 @@
-/// Two errors are equal when they are the same case with equal payloads; the errors that
-/// ``refreshFailed(_:)`` and ``storeUnavailable(_:)`` carry compare as ``CourierError``'s
-/// underlying errors do (the same type, and equal by its `==`, or the same instance or
-/// printed value when it has none).
-///
-/// ```swift
-/// await #expect(throws: AuthenticationError.sessionExpired) {
-///     try await session.validToken()
-/// }
-/// ```
+// Equality and the questions a test asks of an error; see `==` for what equality means.
 extension AuthenticationError: Equatable {
-    /// Whether both are the same case with equal payloads.
+    /// Whether both are the same case with equal payloads; the errors that
+    /// ``refreshFailed(_:)`` and ``storeUnavailable(_:)`` carry compare as ``CourierError``'s
+    /// underlying errors do (the same type, and equal by its `==`, or the same instance or
+    /// printed value when it has none).
+    ///
+    /// ```swift
+    /// await #expect(throws: AuthenticationError.sessionExpired) {
+    ///     try await session.validToken()
+    /// }
+    /// ```
     public static func == (lhs: AuthenticationError, rhs: AuthenticationError) -> Bool {
         switch (lhs, rhs) {
         case (.missingCredential, .missingCredential), (.sessionExpired, .sessionExpired),

@@ -4,29 +4,29 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Two errors are equal when they are the same case with equal payloads, so a test can
-/// expect one exactly:
-///
-/// ```swift
-/// await #expect(throws: CourierError.authentication(.sessionExpired)) {
-///     try await provider.request(.profile)
-/// }
-/// ```
-///
-/// - A ``Response`` compares with ``Response``'s own `==`: status code, body, HTTP response
-///   (URL, status and headers) and downloaded file; not the request.
-/// - An underlying error (`any Error`) is equal to another of the same type when that type's
-///   `==` says so (``CourierError``, ``AuthenticationError``, `URLError`, `NSError`…); for a
-///   type that is not `Equatable`, when it is the same class instance, or a value that prints
-///   the same (`String(reflecting:)`: a `DecodingError` with the same coding path and
-///   message, say).
-///
-/// Equality is exact: a `URLError` from the network carries the failing URL in its user info,
-/// so it is not equal to `URLError(.timedOut)`. To ask what kind of failure an error is, use
-/// ``statusCode``, ``isSessionExpired``, ``isCancelled``, ``authenticationError`` or
-/// ``urlError``, or match a case: `if case .objectMapping = error`.
+// Equality and the questions a test asks of an error; see `==` for what equality means.
 extension CourierError: Equatable {
-    /// Whether both are the same case with equal payloads.
+    /// Whether both are the same case with equal payloads, so a test can expect an error
+    /// exactly:
+    ///
+    /// ```swift
+    /// await #expect(throws: CourierError.authentication(.sessionExpired)) {
+    ///     try await provider.request(.profile)
+    /// }
+    /// ```
+    ///
+    /// - A ``Response`` compares with ``Response``'s own `==`: status code, body, HTTP response
+    ///   and downloaded file; not the request.
+    /// - An underlying error (`any Error`) is equal to another of the same type when that type's
+    ///   `==` says so (``CourierError``, ``AuthenticationError``, `URLError`, `NSError`…); for a
+    ///   type that is not `Equatable`, when it is the same class instance, or a value that prints
+    ///   the same (`String(reflecting:)`: a `DecodingError` with the same coding path and
+    ///   message, say).
+    ///
+    /// Equality is exact: a `URLError` from the network carries the failing URL in its user info,
+    /// so it is not equal to `URLError(.timedOut)`. To ask what kind of failure an error is, use
+    /// ``statusCode``, ``isSessionExpired``, ``isCancelled``, ``authenticationError`` or
+    /// ``urlError``, or match a case: `if case .objectMapping = error`.
     public static func == (lhs: CourierError, rhs: CourierError) -> Bool {
         switch (lhs, rhs) {
         case (.jsonMapping(let left), .jsonMapping(let right)),
