@@ -40,9 +40,14 @@ enum ServerReason {
         return explanation
     }
 
+    /// The longest part of a field that is redacted, in characters: far more than the
+    /// ``ErrorText/excerptLength`` a description quotes, so whatever is quoted was redacted
+    /// whole, and a megabyte-long message costs no more than this.
+    static let longestFieldRead = 2_000
+
     private static func text(_ value: Any?) -> String? {
         guard let string = value as? String else { return nil }
-        let trimmed = string.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = String(string.prefix(longestFieldRead)).trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.isEmpty ? nil : trimmed
     }
 }

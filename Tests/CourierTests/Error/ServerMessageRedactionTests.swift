@@ -118,6 +118,15 @@ struct ServerMessageRedactionTests {
         }
     }
 
+    @Test("a huge message is read only as far as a description can quote it, and still redacted")
+    func hugeMessage() {
+        let filler = String(repeating: "very ", count: 200_000)
+        let text = rejection(#"{"error":"invalid_token","error_description":"Token \#(Self.jwt) is \#(filler)old"}"#)
+        #expect(text.contains("The server says: invalid_token: Token <redacted> is very very"))
+        #expect(text.hasSuffix("… (cut)."))
+        #expect(text.count < 500)
+    }
+
     @Test("Redaction.none hides nothing; a short own token hides no ordinary word")
     func noRedaction() {
         let message = "Token \(Self.jwt) (Bearer abc123) is bad"
