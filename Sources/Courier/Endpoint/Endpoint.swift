@@ -20,7 +20,14 @@ public struct Endpoint: Sendable {
     /// ``CourierError/requestMapping(_:)``, stubbed or not.
     public let url: String
     /// What a stub answers with.
-    public let sampleResponseClosure: SampleResponseClosure
+    public var sampleResponseClosure: SampleResponseClosure {
+        switch sample {
+        case .closure(let closure): closure
+        case .sampleData(let target): { .networkResponse(200, target.sampleData) }
+        }
+    }
+    /// Where the sample response comes from.
+    let sample: SampleSource
     /// The HTTP method.
     public let method: HTTPMethod
     /// What the request carries.
@@ -46,14 +53,14 @@ public struct Endpoint: Sendable {
         httpHeaderFields: [String: String]?
     ) {
         self.init(
-            url: url, parsedURL: nil, sampleResponseClosure: sampleResponseClosure, method: method, task: task,
+            url: url, parsedURL: nil, sample: .closure(sampleResponseClosure), method: method, task: task,
             httpHeaderFields: httpHeaderFields)
     }
 
     /// Creates an endpoint for `url`, keeping the parsed URL for ``urlRequest()``.
     init(
         url: URL,
-        sampleResponseClosure: @escaping SampleResponseClosure,
+        sample: SampleSource,
         method: HTTPMethod,
         task: RequestTask,
         httpHeaderFields: [String: String]?
@@ -61,22 +68,21 @@ public struct Endpoint: Sendable {
         // A relative URL would be resolved by `absoluteString`: keep only absolute ones, which
         // parse back to the same URL.
         self.init(
-            url: url.absoluteString, parsedURL: url.baseURL == nil ? url : nil,
-            sampleResponseClosure: sampleResponseClosure, method: method, task: task,
-            httpHeaderFields: httpHeaderFields)
+            url: url.absoluteString, parsedURL: url.baseURL == nil ? url : nil, sample: sample, method: method,
+            task: task, httpHeaderFields: httpHeaderFields)
     }
 
     private init(
         url: String,
         parsedURL: URL?,
-        sampleResponseClosure: @escaping SampleResponseClosure,
+        sample: SampleSource,
         method: HTTPMethod,
         task: RequestTask,
         httpHeaderFields: [String: String]?
     ) {
         self.url = url
         self.parsedURL = parsedURL
-        self.sampleResponseClosure = sampleResponseClosure
+        self.sample = sample
         self.method = method
         self.task = task
         self.httpHeaderFields = httpHeaderFields
@@ -86,15 +92,15 @@ public struct Endpoint: Sendable {
     /// name.
     public func adding(newHTTPHeaderFields: [String: String]) -> Endpoint {
         Endpoint(
-            url: url, parsedURL: parsedURL, sampleResponseClosure: sampleResponseClosure, method: method,
-            task: task, httpHeaderFields: add(httpHeaderFields: newHTTPHeaderFields))
+            url: url, parsedURL: parsedURL, sample: sample, method: method, task: task,
+            httpHeaderFields: add(httpHeaderFields: newHTTPHeaderFields))
     }
 
     /// A copy with `task` instead of this endpoint's task.
     public func replacing(task: RequestTask) -> Endpoint {
         Endpoint(
-            url: url, parsedURL: parsedURL, sampleResponseClosure: sampleResponseClosure, method: method,
-            task: task, httpHeaderFields: httpHeaderFields)
+            url: url, parsedURL: parsedURL, sample: sample, method: method, task: task,
+            httpHeaderFields: httpHeaderFields)
     }
 
     private func add(httpHeaderFields headers: [String: String]?) -> [String: String]? {
