@@ -80,7 +80,7 @@ extension Endpoint {
     /// - Throws: ``CourierError/underlying(_:_:)`` with a ``RequestValidationError``.
     mutating func checkForSending() throws(CourierError) {
         try checkMethodAndHeaders(url: parsedURL ?? URL(string: url))
-        isChecked = true
+        markChecked()
     }
 
     /// Checked before Foundation sees them: it would turn an empty method into GET, and

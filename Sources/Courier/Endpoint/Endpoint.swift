@@ -18,7 +18,7 @@ public struct Endpoint: Sendable {
 
     /// The absolute URL string. A relative one (`"users/1"`) fails the request with
     /// ``CourierError/requestMapping(_:)``, stubbed or not.
-    public let url: String
+    public var url: String { storage.url }
     /// What a stub answers with.
     public var sampleResponseClosure: SampleResponseClosure {
         switch sample {
@@ -27,19 +27,44 @@ public struct Endpoint: Sendable {
         }
     }
     /// Where the sample response comes from.
-    let sample: SampleSource
+    var sample: SampleSource { storage.sample }
     /// The HTTP method.
-    public let method: HTTPMethod
+    public var method: HTTPMethod { storage.method }
     /// What the request carries.
-    public let task: RequestTask
+    public var task: RequestTask { storage.task }
     /// The headers to send, if any.
-    public let httpHeaderFields: [String: String]?
+    public var httpHeaderFields: [String: String]? { storage.httpHeaderFields }
     /// `url` already parsed, when the endpoint was made from a `URL` (as the default
     /// mapping does), so ``urlRequest()`` does not parse the string a second time.
-    let parsedURL: URL?
-    /// Whether the method and header fields were found fit to send (``checkedForSending()``),
+    var parsedURL: URL? { storage.parsedURL }
+    /// Whether the method and header fields were found fit to send (``checkForSending()``),
     /// so that building a request from the endpoint need not check them again.
-    var isChecked = false
+    private(set) var isChecked = false
+
+    /// The fields, in one immutable box: an endpoint goes through every step of a request,
+    /// and copying it then costs one reference count instead of one per field.
+    private let storage: Storage
+
+    private final class Storage: Sendable {
+        let url: String
+        let parsedURL: URL?
+        let sample: SampleSource
+        let method: HTTPMethod
+        let task: RequestTask
+        let httpHeaderFields: [String: String]?
+
+        init(
+            url: String, parsedURL: URL?, sample: SampleSource, method: HTTPMethod, task: RequestTask,
+            httpHeaderFields: [String: String]?
+        ) {
+            self.url = url
+            self.parsedURL = parsedURL
+            self.sample = sample
+            self.method = method
+            self.task = task
+            self.httpHeaderFields = httpHeaderFields
+        }
+    }
 
     /// Creates an endpoint.
     ///
@@ -80,12 +105,9 @@ public struct Endpoint: Sendable {
         task: RequestTask,
         httpHeaderFields: [String: String]?
     ) {
-        self.url = url
-        self.parsedURL = parsedURL
-        self.sample = sample
-        self.method = method
-        self.task = task
-        self.httpHeaderFields = httpHeaderFields
+        storage = Storage(
+            url: url, parsedURL: parsedURL, sample: sample, method: method, task: task,
+            httpHeaderFields: httpHeaderFields)
     }
 
     /// A copy with `newHTTPHeaderFields` added; they win over existing fields of the same
@@ -101,6 +123,11 @@ public struct Endpoint: Sendable {
         Endpoint(
             url: url, parsedURL: parsedURL, sample: sample, method: method, task: task,
             httpHeaderFields: httpHeaderFields)
+    }
+
+    /// Records that the method and header fields are fit to send.
+    mutating func markChecked() {
+        isChecked = true
     }
 
     private func add(httpHeaderFields headers: [String: String]?) -> [String: String]? {
