@@ -25,9 +25,10 @@ struct TokenStoreTests {
         #expect(try store.load()?.refreshToken == "rt-2")
         let again = try FileManager.default.attributesOfItem(atPath: file.path)
         #expect((again[.posixPermissions] as? NSNumber)?.intValue == 0o600)
-        // No temporary files are left beside it.
+        // No temporary files are left beside it: only the lock files processes take turns through.
         #expect(
-            try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path) == ["token.json"]
+            try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path).sorted()
+                == ["token.json", "token.json.lock"]
         )
         try store.save(nil)
         #expect(!FileManager.default.fileExists(atPath: file.path))
