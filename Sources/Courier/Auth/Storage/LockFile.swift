@@ -100,7 +100,7 @@ final class LockFile: Sendable {
             let original = LockRecord(bytes: POSIX.read(lock, count: LockRecord.size, at: 0) ?? [])
             var record = original
             let result = try body(&record, GuardedFiles(file: self))
-            if record != original || original.bytes.count != LockRecord.size {
+            if record != original {
                 guard POSIX.write(lock, record.bytes, at: 0) else {
                     throw TokenStoreError.writeFailed("cannot write the lock file \(url.path): \(POSIX.lastError)")
                 }
