@@ -66,7 +66,9 @@ extension AuthSession {
                 var renewed = answer
                 // A token response without `refresh_token` keeps the old one (RFC 6749 §6).
                 if renewed.refreshToken == nil { renewed.refreshToken = token.refreshToken }
-                guard !renewed.accessToken.isEmpty else { return (.transient, AuthenticationError.invalidTokenResponse) }
+                guard !renewed.accessToken.isEmpty else {
+                    return (.transient, AuthenticationError.invalidTokenResponse)
+                }
                 return save(renewed, change: .refreshed, over: stored)
             case .failure(let error):
                 switch RefreshFailureClassifier.classify(error, date: now()) {
@@ -112,7 +114,8 @@ extension AuthSession {
             StateMachine.Outcome, (any Error)?
         ) {
             do {
-                if let generation = try coordinator.write(nil, change: .sessionExpired, ifGeneration: stored.generation) {
+                if let generation = try coordinator.write(nil, change: .sessionExpired, ifGeneration: stored.generation)
+                {
                     return (.ended(expiry, generation: generation), error)
                 }
                 return (.adopted(try coordinator.read()), nil)
@@ -187,7 +190,13 @@ private final class AbandonRace: Sendable {
 
     func finish(_ result: Result<OAuthToken, any Error>) {
         let (continuation, call, timer) = state.withLock { state in
-            guard state.early == nil else { return (nil, nil, nil) as (CheckedContinuation<Result<OAuthToken, any Error>, Never>?, Task<Void, Never>?, Task<Void, Never>?) }
+            guard state.early == nil else {
+                return (nil, nil, nil)
+                    as (
+                        CheckedContinuation<Result<OAuthToken, any Error>, Never>?, Task<Void, Never>?,
+                        Task<Void, Never>?
+                    )
+            }
             state.early = result
             defer { state.continuation = nil }
             return (state.continuation, state.call, state.timer)

@@ -33,7 +33,8 @@ struct AuthSessionSharedStoreTests {
             })
     }
 
-    @Test("two sessions on two instances of one file, 50 concurrent expired-token requests each: one refresh — 20 rounds")
+    @Test(
+        "two sessions on two instances of one file, 50 concurrent expired-token requests each: one refresh — 20 rounds")
     func oneRefreshAcrossInstances() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         for round in 0..<20 {
@@ -93,7 +94,7 @@ struct AuthSessionSharedStoreTests {
         #expect(await iterator.next() == .signedIn)
 
         let renewed = try await writer.refresh(rejecting: Self.token("signed-in"))
-        #expect(try await reader.validToken(minimumValidity: 60) .accessToken == renewed.accessToken)
+        #expect(try await reader.validToken(minimumValidity: 60).accessToken == renewed.accessToken)
         #expect(await iterator.next() == .refreshed)
         #expect(writerCalls.value == 1)
         #expect(readerCalls.value == 0, "the reader never refreshed")
@@ -121,7 +122,9 @@ struct AuthSessionSharedStoreTests {
         #expect(calls.value == 0)
     }
 
-    @Test("a rejection while another session stored a newer token: that token is adopted, the session goes on, nothing is deleted")
+    @Test(
+        "a rejection while another session stored a newer token: that token is adopted, the session goes on, nothing is deleted"
+    )
     func rejectionAfterRotationElsewhere() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileTokenStore(url: file).save(Self.token("old", lifetime: -1))
@@ -188,7 +191,9 @@ struct AuthSessionExpiryTests {
         InMemoryTokenStore(AuthSessionSharedStoreTests.token("at-old", refresh: "rt-KEEP", lifetime: -1))
     }
 
-    @Test("401 invalid_client from the token endpoint: the session ends, and sessionExpiry says which request, status and OAuth error — never a secret")
+    @Test(
+        "401 invalid_client from the token endpoint: the session ends, and sessionExpiry says which request, status and OAuth error — never a secret"
+    )
     func reasonKept() async throws {
         let store = Self.expired()
         let session = Self.session(
@@ -234,7 +239,8 @@ struct AuthSessionExpiryTests {
     @Test(
         "a rejection from another origin (a redirected token POST), or an HTML error page, is refreshFailed and keeps the refresh token",
         arguments: [
-            tokenResponse(401, #"{"error":"invalid_client"}"#, answeredBy: URL(string: "https://sso.example.net/login")!),
+            tokenResponse(
+                401, #"{"error":"invalid_client"}"#, answeredBy: URL(string: "https://sso.example.net/login")!),
             tokenResponse(
                 400, "<html><body>Bad request</body></html>", answeredBy: URL(string: "http://portal.example.net/")!,
                 contentType: "text/html"),
@@ -266,7 +272,9 @@ struct AuthSessionExpiryTests {
         }
     }
 
-    @Test("a refresh closure that never returns is cancelled after abandonRefreshAfter, and the next request refreshes again")
+    @Test(
+        "a refresh closure that never returns is cancelled after abandonRefreshAfter, and the next request refreshes again"
+    )
     func abandonedRefresh() async throws {
         let calls = CallCounter()
         let cancelled = AsyncStream.makeStream(of: Void.self)

@@ -220,7 +220,8 @@ struct AuthStateMachineHostileTests {
                 storeGeneration += 1
                 let token = random.next() % 4 == 0 ? nil : newToken("X")
                 let change: TokenChange = token == nil ? .signedOut : .refreshed
-                let action = m.storeChanged(StoredToken(token: token, generation: storeGeneration, change: change), now: now)
+                let action = m.storeChanged(
+                    StoredToken(token: token, generation: storeGeneration, change: change), now: now)
                 if inFlight.isEmpty { #expect(m.token == token || action == .none) } else { #expect(action == .none) }
             case .advanceClock:
                 now += Double(random.next() % 40)

@@ -111,7 +111,9 @@ struct AuthStateMachineTests {
         #expect(joined == .joinAndArmTimeout(id))
         #expect(m.requestToken(waiter: 3, minimumValidity: 7200, now: t0 + 100) == .join)
         let late = OAuthToken(accessToken: "LATE", refreshToken: "R2")
-        #expect(m.operationFinished(id, outcome: .renewed(late, generation: 2), now: t0) == .succeed([2, 3], late, .refreshed))
+        #expect(
+            m.operationFinished(id, outcome: .renewed(late, generation: 2), now: t0)
+                == .succeed([2, 3], late, .refreshed))
         #expect(m.token == late)
         #expect(m.phase == .idle)
 
@@ -171,7 +173,9 @@ struct AuthStateMachineTests {
         var m = machine(fresh)
         let id = try #require(m.requestRefresh(waiter: 1, rejecting: "A", now: t0).started)
         #expect(m.operationFinished(id, outcome: .ended(rejectedByServer, generation: 2), now: t0) == .expire([1]))
-        #expect(m.signedIn(fresh, generation: 3) == .init(event: .signedIn, waiters: [], result: .success(fresh), cancel: nil))
+        #expect(
+            m.signedIn(fresh, generation: 3)
+                == .init(event: .signedIn, waiters: [], result: .success(fresh), cancel: nil))
         #expect(m.expiry == nil)
         #expect(m.requestToken(waiter: 2, minimumValidity: 0, now: t0) == .answer(.success(fresh)))
         let second = try #require(m.requestRefresh(waiter: 3, rejecting: "A", now: t0).started)
@@ -188,7 +192,9 @@ struct AuthStateMachineTests {
         }
         let token = OAuthToken(accessToken: "ANON")
         let id = try #require(first.started)
-        #expect(m.operationFinished(id, outcome: .renewed(token, generation: 2), now: t0) == .succeed(Array(1...50), token, .acquired))
+        #expect(
+            m.operationFinished(id, outcome: .renewed(token, generation: 2), now: t0)
+                == .succeed(Array(1...50), token, .acquired))
 
         var none = machine(nil)
         #expect(none.requestToken(waiter: 1, minimumValidity: 0, now: t0) == .answer(.failure(.missingCredential)))
@@ -251,7 +257,8 @@ struct AuthStateMachineSharedStoreTests {
     @Test("a token another session refreshed is adopted with refreshed; the same token is not news")
     func adoptsRefresh() {
         var m = Machine(token: mine, generation: 1, window: nil, canAcquire: false)
-        #expect(m.storeChanged(StoredToken(token: theirs, generation: 2, change: .refreshed), now: t0) == .emit(.refreshed))
+        #expect(
+            m.storeChanged(StoredToken(token: theirs, generation: 2, change: .refreshed), now: t0) == .emit(.refreshed))
         #expect(m.token == theirs)
         #expect(m.generation == 2)
         #expect(m.requestRefresh(waiter: 1, rejecting: "A", now: t0) == .answer(.success(theirs)))
@@ -266,12 +273,16 @@ struct AuthStateMachineSharedStoreTests {
     @Test("another session's sign-in, sign-out and end of session are mirrored with the same event")
     func mirrorsEvents() {
         var m = Machine(token: mine, generation: 1, window: nil, canAcquire: false)
-        #expect(m.storeChanged(StoredToken(token: nil, generation: 2, change: .signedOut), now: t0) == .emit(.signedOut))
+        #expect(
+            m.storeChanged(StoredToken(token: nil, generation: 2, change: .signedOut), now: t0) == .emit(.signedOut))
         #expect(m.token == nil)
         #expect(m.requestToken(waiter: 1, minimumValidity: 0, now: t0) == .answer(.failure(.missingCredential)))
-        #expect(m.storeChanged(StoredToken(token: theirs, generation: 3, change: .signedIn), now: t0) == .emit(.signedIn))
+        #expect(
+            m.storeChanged(StoredToken(token: theirs, generation: 3, change: .signedIn), now: t0) == .emit(.signedIn))
         #expect(m.token == theirs)
-        #expect(m.storeChanged(StoredToken(token: nil, generation: 4, change: .sessionExpired), now: t0) == .emit(.sessionExpired))
+        #expect(
+            m.storeChanged(StoredToken(token: nil, generation: 4, change: .sessionExpired), now: t0)
+                == .emit(.sessionExpired))
         #expect(m.expiry?.cause == .anotherSession)
         #expect(m.requestToken(waiter: 2, minimumValidity: 0, now: t0) == .answer(.failure(.sessionExpired)))
         // Expired here; a sign-in elsewhere brings the session back.

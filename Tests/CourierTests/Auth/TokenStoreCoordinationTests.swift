@@ -15,7 +15,9 @@ struct TokenStoreCoordinationTests {
         try #require(FileTokenStore(url: file).coordinator)
     }
 
-    @Test("two instances of one file: the second cannot take the lease while the first holds it, and takes it once released")
+    @Test(
+        "two instances of one file: the second cannot take the lease while the first holds it, and takes it once released"
+    )
     func leaseExcludes() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let first = try coordinator()
@@ -120,7 +122,9 @@ struct TokenStoreCoordinationTests {
         }
     }
 
-    @Test("any store can be shared: CoordinatedTokenStore over a store of your own, within a process and through a lock file")
+    @Test(
+        "any store can be shared: CoordinatedTokenStore over a store of your own, within a process and through a lock file"
+    )
     func coordinatedStore() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         struct BoxStore: TokenStore {

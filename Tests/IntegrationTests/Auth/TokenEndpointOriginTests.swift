@@ -52,7 +52,9 @@ struct TokenEndpointOriginTests {
         }
     }
 
-    @Test("a token POST redirected to another origin that answers 401 or an HTML 400 keeps the session and its refresh token")
+    @Test(
+        "a token POST redirected to another origin that answers 401 or an HTML 400 keeps the session and its refresh token"
+    )
     func otherOrigin() async throws {
         let server = try await TestServer.start()
         defer { server.stop() }

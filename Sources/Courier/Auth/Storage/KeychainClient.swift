@@ -120,10 +120,11 @@ struct KeychainTokenStorage: GenerationalStorage {
     static func lockFileURL(for item: KeychainItem, in directory: URL) -> URL {
         let parts = [item.service, item.account] + (item.accessGroup.map { [$0] } ?? [])
         let name = parts.map { part in
-            String(part.unicodeScalars.map { scalar in
-                CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar)
-                    ? Character(scalar) : "_"
-            })
+            String(
+                part.unicodeScalars.map { scalar in
+                    CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar)
+                        ? Character(scalar) : "_"
+                })
         }.joined(separator: ".")
         return directory.appendingPathComponent("\(name).token.lock")
     }

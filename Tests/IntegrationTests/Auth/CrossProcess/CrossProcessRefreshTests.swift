@@ -12,7 +12,9 @@ import Testing
 /// Serialized: each run already keeps both cores busy with its processes.
 @Suite("Refresh across processes", .serialized, .timeLimit(.minutes(4)))
 struct CrossProcessRefreshTests {
-    func expectOneSession(_ outcome: CrossProcessRun.Outcome, _ run: CrossProcessRun, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectOneSession(
+        _ outcome: CrossProcessRun.Outcome, _ run: CrossProcessRun, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let counters = try #require(outcome.counters)
         let summary =
             "\(run.processes) processes × \(run.sessionsPerProcess) sessions, \(run.kills) kills: "
@@ -30,14 +32,22 @@ struct CrossProcessRefreshTests {
             #expect(report["auth"] == 0, "\(report.text)", sourceLocation: sourceLocation)
             #expect(report["ok"] > 0, "\(report.text)", sourceLocation: sourceLocation)
         }
-        #expect(counters.refreshTokenReuses == 0, "a refresh token was sent twice: \(summary)", sourceLocation: sourceLocation)
+        #expect(
+            counters.refreshTokenReuses == 0, "a refresh token was sent twice: \(summary)",
+            sourceLocation: sourceLocation)
         #expect(counters.refreshGrants >= 1, sourceLocation: sourceLocation)
-        #expect(counters.refreshGrants <= outcome.refreshBound(lifetime: run.lifetime), "\(summary)", sourceLocation: sourceLocation)
+        #expect(
+            counters.refreshGrants <= outcome.refreshBound(lifetime: run.lifetime), "\(summary)",
+            sourceLocation: sourceLocation)
         #expect(counters.refreshGrants == outcome.clientRefreshes, sourceLocation: sourceLocation)
         #expect(counters.passwordGrants == 0, sourceLocation: sourceLocation)
         #expect(outcome.fileReads > 0, sourceLocation: sourceLocation)
-        #expect(outcome.fileMissing == 0, "the token file was missing \(outcome.fileMissing) times", sourceLocation: sourceLocation)
-        #expect(outcome.fileCorrupt == 0, "the token file was half-written \(outcome.fileCorrupt) times", sourceLocation: sourceLocation)
+        #expect(
+            outcome.fileMissing == 0, "the token file was missing \(outcome.fileMissing) times",
+            sourceLocation: sourceLocation)
+        #expect(
+            outcome.fileCorrupt == 0, "the token file was half-written \(outcome.fileCorrupt) times",
+            sourceLocation: sourceLocation)
         let check = try #require(outcome.check, "the fresh process reported nothing", sourceLocation: sourceLocation)
         #expect(check["needsSignIn"] == 0, "\(check.text)", sourceLocation: sourceLocation)
         #expect(check["ok"] == 1, "\(check.text)", sourceLocation: sourceLocation)
