@@ -33,11 +33,12 @@ public final class InProcessTokenCoordinator: TokenStoreCoordinator {
         state.withLock { $0.generation }
     }
 
-    /// The store's token and the current generation.
+    /// The store's token and the current generation, read under the lock that every write
+    /// takes: the store is called one call at a time, as a store of one session always was.
     public func read() throws -> StoredToken {
-        // The generation first: a write that lands in between makes the next check read again.
-        let (generation, change) = state.withLock { ($0.generation, $0.change) }
-        return StoredToken(token: try store.load(), generation: generation, change: change)
+        try state.withLock { state in
+            StoredToken(token: try store.load(), generation: state.generation, change: state.change)
+        }
     }
 
     /// Saves `token` to the store if the generation is still `expected`, under the lock that

@@ -41,6 +41,7 @@ public protocol TokenStoreCoordinator: Sendable {
     /// (`nil`: whatever it is at), as one atomic step with respect to every other write.
     ///
     /// - Parameters:
+    ///   - token: the token to store; `nil` deletes it.
     ///   - change: what the write is, so that the other sessions emit the same event.
     ///   - expected: the generation read under the lease; `nil` for a write that replaces
     ///     whatever is stored (a sign-in or sign-out).
