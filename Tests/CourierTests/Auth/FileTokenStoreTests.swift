@@ -123,6 +123,25 @@ struct TokenStoreTests {
         #expect(try String(contentsOf: file, encoding: .utf8).contains("\"storeGeneration\""))
     }
 
+    @Test("reading, checking and signing out of a store never written create nothing on disk")
+    func readsChangeNothing() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let session = AuthSession(store: FileTokenStore(url: file), refresh: { $0 })
+        #expect(await session.needsSignIn)
+        await #expect(throws: AuthenticationError.self) { try await session.validToken() }
+        try await session.signOut()
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+
+        // A token file an older Courier wrote: using it adds no lock file until a write.
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        try encoder.encode(token).write(to: file)
+        let reader = AuthSession(store: FileTokenStore(url: file), refresh: { $0 })
+        #expect(try await reader.validToken().accessToken == token.accessToken)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path) == ["token.json"])
+    }
+
     @Test("every save moves the generation that other instances of the file read before each request")
     func generationMoves() throws {
         defer { try? FileManager.default.removeItem(at: folder) }

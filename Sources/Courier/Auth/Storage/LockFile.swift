@@ -38,6 +38,9 @@ final class LockFile: Sendable {
     /// microseconds, so this long means a process stopped in the middle of a write.
     static let guardTimeout: TimeInterval = 5
 
+    /// Whether the lock file's directory exists (a store that was never written has none).
+    var directoryExists: Bool { POSIX.isDirectory(url.deletingLastPathComponent().path) }
+
     init(url: URL) {
         self.url = url
         self.leaseURL = url.deletingPathExtension().appendingPathExtension("lease")
@@ -56,12 +59,15 @@ final class LockFile: Sendable {
 
     /// The generation and change of the last write, read without any lock: one `pread` of 24
     /// bytes. A lock file that does not exist yet reads as generation 0.
+    ///
+    /// The lock file is the one this instance opened first: one that was deleted and created
+    /// again is seen at the next guarded section (a write or a lease).
     func generation() -> (generation: UInt64, change: TokenChange?) {
         let descriptor = readDescriptor.withLock { descriptor -> Int32 in
             if descriptor < 0 {
-                // O_CREAT only where the directory exists; a missing one means nothing was
-                // ever stored, and it is tried again next time.
-                descriptor = POSIX.open(url.path, O_RDWR | O_CREAT)
+                // Never created here: reading changes nothing on disk. A missing lock file
+                // means no coordinated session wrote yet; it is tried again next time.
+                descriptor = POSIX.open(url.path, O_RDWR)
                 if descriptor < 0 { descriptor = POSIX.open(url.path, O_RDONLY) }
             }
             return descriptor

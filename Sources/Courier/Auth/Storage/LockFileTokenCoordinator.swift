@@ -72,7 +72,13 @@ public final class LockFileTokenCoordinator: TokenStoreCoordinator {
 
     /// Writes `token` holding the lock file's guard, if the generation is still `expected`.
     public func write(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?) throws -> UInt64? {
-        try lockFile.withGuard { record, _ in
+        if token == nil, expected == nil, !lockFile.directoryExists {
+            // Nothing was ever stored here (nor could a session have read it): deleting it
+            // creates nothing on disk.
+            try storage.writeToken(nil, generation: 0)
+            return 0
+        }
+        return try lockFile.withGuard { record, _ in
             if let expected, record.generation != expected { return nil }
             // Never below the token's own generation, in case the lock file was replaced.
             let stored = (try? storage.readToken())?.generation ?? 0
