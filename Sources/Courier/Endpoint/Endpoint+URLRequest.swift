@@ -14,7 +14,9 @@ extension Endpoint {
     ///
     /// - Throws: ``CourierError/underlying(_:_:)`` with a ``RequestValidationError`` for a
     ///   header name that is not an HTTP token or a value holding CR, LF or NUL,
-    ///   ``CourierError/requestMapping(_:)`` for an invalid URL,
+    ///   ``CourierError/requestMapping(_:)`` for a URL that is invalid or relative
+    ///   (`Endpoint(url: "users/1")`, which Moya sends when stubbed: Courier needs an absolute
+    ///   URL, stubbed or not, and its description says so),
     ///   ``CourierError/parameterEncoding(_:)`` or ``CourierError/encodableMapping(_:)``
     ///   when the task cannot be encoded.
     public func urlRequest() throws(CourierError) -> URLRequest {

@@ -16,7 +16,8 @@ public struct Endpoint: Sendable {
     /// Builds the sample response for a stubbed request.
     public typealias SampleResponseClosure = @Sendable () -> EndpointSampleResponse
 
-    /// The absolute URL string.
+    /// The absolute URL string. A relative one (`"users/1"`) fails the request with
+    /// ``CourierError/requestMapping(_:)``, stubbed or not.
     public let url: String
     /// What a stub answers with.
     public let sampleResponseClosure: SampleResponseClosure
@@ -34,6 +35,9 @@ public struct Endpoint: Sendable {
     var isChecked = false
 
     /// Creates an endpoint.
+    ///
+    /// `url` must be absolute, also for a stubbed request (Moya accepts a relative one there):
+    /// make it from the target with `URL(target: target).absoluteString`.
     public init(
         url: String,
         sampleResponseClosure: @escaping SampleResponseClosure,
