@@ -42,8 +42,8 @@ public struct SessionExpiry: Sendable, Equatable, CustomStringConvertible {
     public let statusCode: Int?
     /// The OAuth `error` code of the answer (`invalid_grant`, `invalid_client` …).
     public let oauthError: String?
-    /// The OAuth `error_description` of the answer, redacted (a token-shaped value inside it
-    /// is hidden) and cut to 200 characters.
+    /// The OAuth `error_description` of the answer, in its own words but with any secret it
+    /// echoes hidden (a token-shaped value, the request's credentials), cut to 200 characters.
     public let oauthErrorDescription: String?
     /// When the session ended.
     public let date: Date
@@ -84,11 +84,16 @@ public struct SessionExpiry: Sendable, Equatable, CustomStringConvertible {
         let redaction = Redaction.default
         var code: String?
         var explanation: String?
+        // Messages for people: they keep their words, and only the secrets they may echo (a
+        // token, the request's own credentials) are hidden, as in every Courier description.
+        func message(_ value: Any?) -> String? {
+            guard let text = value as? String, !text.isEmpty else { return nil }
+            let field = String(text.prefix(ServerReason.longestFieldRead))
+            return ErrorText.quote(ErrorText.clause(redaction.redact(serverMessage: field, sentWith: response.request)))
+        }
         if let object = (try? JSONSerialization.jsonObject(with: response.data)) as? [String: Any] {
-            code = (object["error"] as? String).map { ErrorText.quote(redaction.redact(text: $0)) }
-            explanation = (object["error_description"] as? String).map {
-                ErrorText.quote(ErrorText.clause(redaction.redact(text: $0)))
-            }
+            code = message(object["error"])
+            explanation = message(object["error_description"])
         }
         return SessionExpiry(
             cause: .rejectedByTokenEndpoint, request: ErrorText.request(of: response, redaction: redaction),
