@@ -23,8 +23,8 @@ enum CrossProcessStormChild {
         let session = AuthSession(
             store: FileTokenStore(url: URL(fileURLWithPath: file)),
             refresh: { token in
-                try OAuthToken(
-                    response: await tokens.request(TokenEndpoint(base: server, grant: .refresh(token.refreshToken ?? ""))))
+                let grant = TokenEndpoint.Grant.refresh(token.refreshToken ?? "")
+                return try OAuthToken(response: await tokens.request(TokenEndpoint(base: server, grant: grant)))
             },
             refreshWindow: nil)
         let probe = StormProbe()

@@ -139,7 +139,8 @@ struct TokenStoreTests {
         try encoder.encode(token).write(to: file)
         let reader = AuthSession(store: FileTokenStore(url: file), refresh: { $0 })
         #expect(try await reader.validToken().accessToken == token.accessToken)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path) == ["token.json"])
+        let directory = file.deletingLastPathComponent().path
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["token.json"])
     }
 
     @Test("every save moves the generation that other instances of the file read before each request")
