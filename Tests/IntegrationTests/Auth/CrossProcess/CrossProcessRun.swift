@@ -137,7 +137,7 @@ struct CrossProcessRun {
     }
 }
 
-/// Reads the token file every millisecond until stopped, counting the reads that found no
+/// Reads the token file every 2 ms until stopped, counting the reads that found no
 /// file or something that is not a token.
 final class FileWatch: Sendable {
     struct Counts: Sendable {
@@ -169,7 +169,7 @@ final class FileWatch: Sendable {
                 if result.missing { counts.missing += 1 }
                 if result.corrupt { counts.corrupt += 1 }
             }
-            try? await Task.sleep(for: .milliseconds(1))
+            try? await Task.sleep(for: .milliseconds(2))
         }
     }
 
