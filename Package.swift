@@ -66,6 +66,13 @@ let package = Package(
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(name: "CourierPluginsTests", dependencies: ["Courier", "CourierPlugins", "CourierTesting"]),
         .testTarget(name: "CourierTestingTests", dependencies: ["Courier", "CourierTesting"]),
+        // One process of the cross-process integration tests, which launch several of it
+        // against the test server (Tests/IntegrationTests/Auth/CrossProcess*). Not a product.
+        .executableTarget(
+            name: "CourierCrossProcessChild",
+            dependencies: ["Courier", "CourierTestServerTargets"],
+            path: "Tests/CrossProcessChild"
+        ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

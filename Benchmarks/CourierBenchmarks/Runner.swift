@@ -52,6 +52,11 @@ struct Runner {
             return try await RefreshStormScenario(requests: 1_000, rounds: quick ? 3 : 7).run()
         case .gatedstorm:
             return try await GatedStormScenario(requests: 1_000, rounds: quick ? 3 : 7, limit: 6).run()
+        case .crossprocess:
+            return try await CrossProcessScenario(
+                processes: 4, requestsPerProcess: 50, rounds: quick ? 3 : 7, freshnessRounds: quick ? 7 : 15,
+                freshnessRequests: quick ? 10_000 : 40_000
+            ).run()
         case .queue:
             return try await QueuedMemoryScenario(requests: 10_000, runs: quick ? 1 : 3).run()
         case .soak:

@@ -828,6 +828,8 @@ class Handler(HostileRoutes, BaseHTTPRequestHandler):
             return self._admin(path[len("/_admin/"):])
         if path.startswith("/hostile/"):
             return self._hostile(path[len("/hostile/"):])
+        if path.startswith("/html-status/"):
+            return self._html_status(path[len("/html-status/"):])
         self._drain_body()
         self._send_json(404, {"error": "not found"})
 
@@ -1275,6 +1277,19 @@ class Handler(HostileRoutes, BaseHTTPRequestHandler):
                 )
             return self._send_json(200, response, [("Cache-Control", "no-store")])
         self._send_json(404, {"error": "not found"})
+
+
+    # ----- pages that are not OAuth answers ------------------------------------------------
+
+    def _html_status(self, text: str) -> None:
+        """That status with an HTML page: what an SSO error page, a captive portal or a
+        gateway answers (any method), which says nothing about a refresh token."""
+        code = self._path_int(text, "status code")
+        if not 200 <= code <= 599:
+            raise BadRequest("status code must be between 200 and 599")
+        self._drain_body()
+        page = f"<!DOCTYPE html><html><body><h1>{code}</h1><p>Please sign in to the network.</p></body></html>"
+        self._send(code, page.encode(), "text/html; charset=utf-8")
 
 
 def _config_json(config: dict) -> dict:
