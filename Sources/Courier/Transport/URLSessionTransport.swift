@@ -38,6 +38,14 @@ public final class URLSessionTransport: HTTPTransport {
     /// The session; its delegate is owned by this transport.
     let session: URLSession
     private let delegate: URLSessionTransportDelegate
+    /// How long a whole request may take, redirects included, in seconds: the
+    /// configuration's `timeoutIntervalForResource`, which the transport enforces itself
+    /// (`URLSession` on Linux ignores it).
+    let resourceTimeout: TimeInterval
+
+    /// The most bytes of one response body the transport held in memory at once since it was
+    /// created (the body kept so far plus the block in hand); for the tests of the bound.
+    package var largestBodyHeld: Int { delegate.largestBodyHeld }
 
     /// A transport with Courier's default configuration: `URLSessionConfiguration.default`
     /// without a `URLCache`.
@@ -70,9 +78,11 @@ public final class URLSessionTransport: HTTPTransport {
         maximumResponseBodySize: Int = URLSessionTransport.defaultMaximumResponseBodySize
     ) {
         self.maximumResponseBodySize = max(0, maximumResponseBodySize)
+        let configuration = Self.honouredConfiguration(configuration)
+        self.resourceTimeout = Self.resourceLimit(configuration.timeoutIntervalForResource)
         let delegate = URLSessionTransportDelegate()
         #if canImport(FoundationNetworking)
-            let queue: OperationQueue = SerialDelegateQueue(label: "Courier.URLSessionTransport")
+            let queue: OperationQueue = InlineDelegateQueue(label: "Courier.URLSessionTransport")
         #else
             let queue = OperationQueue()
             queue.name = "Courier.URLSessionTransport"
@@ -105,16 +115,48 @@ public final class URLSessionTransport: HTTPTransport {
     /// file of its own (on Linux, a cancelled `downloadTask` leaves its partial file in
     /// `/tmp`).
     public func send(_ request: TransportRequest) async throws -> Response {
-        let task = makeTask(for: request)
+        let deadline = DispatchTime.now() + .nanoseconds(Int(Delay.nanoseconds(resourceTimeout)))
+        var hop = request
+        var redirects = 0
+        while true {
+            let outcome = try await send(hop: hop, originalRequest: request.urlRequest, deadline: deadline)
+            guard let next = outcome.redirect else {
+                return try await placed(outcome, destination: request.downloadDestination)
+            }
+            guard redirects < HTTPRedirect.maximumRedirects else {
+                throw URLSessionTransportDelegate.tooManyRedirectsError(
+                    request: request.urlRequest, url: request.urlRequest.url)
+            }
+            redirects += 1
+            hop = next
+        }
+    }
+
+    /// Sends one hop of a request (the request itself, or where a redirect led) as one task,
+    /// cancelled when the calling task is, or when `deadline` passes.
+    private func send(hop: TransportRequest, originalRequest: URLRequest, deadline: DispatchTime) async throws
+        -> URLSessionTransportDelegate.Outcome
+    {
+        guard DispatchTime.now() < deadline else {
+            throw URLSessionTransportDelegate.resourceTimedOutError(
+                request: hop.urlRequest, url: hop.urlRequest.url, timeout: resourceTimeout)
+        }
+        let task = makeTask(for: hop)
         let state = URLSessionTransportDelegate.TaskState(
-            request, transferDirectory: TransferDirectory.current, maximumBodySize: maximumResponseBodySize)
-        let outcome = try await withTaskCancellationHandler {
+            hop, originalRequest: originalRequest, transferDirectory: TransferDirectory.current,
+            maximumBodySize: maximumResponseBodySize, resourceTimeout: resourceTimeout)
+        let timer = DispatchWorkItem { [delegate] in
+            if delegate.markTimedOut(task) { task.cancel() }
+        }
+        defer { timer.cancel() }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 state.continuation = continuation
                 delegate.register(state, for: task)
                 if Task.isCancelled {
                     delegate.fail(task, with: CancellationError())
                 } else {
+                    DispatchQueue.global().asyncAfter(deadline: deadline, execute: timer)
                     task.resume()
                 }
             }
@@ -122,9 +164,14 @@ public final class URLSessionTransport: HTTPTransport {
             delegate.markCancelledByCaller(task)
             task.cancel()
         }
-        guard let file = outcome.downloadedFile, let destination = request.downloadDestination else {
-            return outcome.response
-        }
+    }
+
+    /// The response of a finished request; a download's file is placed where its
+    /// destination says.
+    private func placed(_ outcome: URLSessionTransportDelegate.Outcome, destination: DownloadDestination?)
+        async throws -> Response
+    {
+        guard let file = outcome.downloadedFile, let destination else { return outcome.response }
         // The transfer is complete: the file is placed even if the caller cancels now.
         let placed = try await BlockingIO.run { _ in
             try DownloadPlacement.move(file, response: outcome.httpResponse, destination: destination)
@@ -135,7 +182,9 @@ public final class URLSessionTransport: HTTPTransport {
             fileURL: placed)
     }
 
-    private func makeTask(for request: TransportRequest) -> URLSessionTask {
+    private func makeTask(for hop: TransportRequest) -> URLSessionTask {
+        var request = hop
+        request.urlRequest = Self.honouredRequest(hop.urlRequest)
         switch request.body {
         case .inline:
             #if canImport(FoundationNetworking)

@@ -64,6 +64,52 @@ extension URLSessionTransportDelegate {
                     + "and \(why)."))
     }
 
+    /// No bytes came for the request's idle time-out; `URLSession` says so without naming the
+    /// request.
+    static func requestTimedOutError(state: TaskState, url: URL?) -> URLError {
+        let url = url ?? state.request.url
+        return URLError(
+            .timedOut,
+            userInfo: userInfo(
+                url: url,
+                description:
+                    "\(describe(state.request, url: url)) timed out: nothing arrived within its request time-out "
+                    + "(timeoutIntervalForRequest, or the URLRequest's timeoutInterval)."))
+    }
+
+    /// The whole request, redirects included, took longer than its resource time-out.
+    static func resourceTimedOutError(state: TaskState, url: URL?) -> URLError {
+        let url = url ?? state.request.url
+        return resourceTimedOutError(request: state.request, url: url, timeout: state.resourceTimeout)
+    }
+
+    /// The whole of `request` took longer than `timeout` seconds.
+    static func resourceTimedOutError(request: URLRequest, url: URL?, timeout: TimeInterval) -> URLError {
+        URLError(
+            .timedOut,
+            userInfo: userInfo(
+                url: url,
+                description:
+                    "\(describe(request, url: url)) timed out: the whole request took longer than its resource "
+                    + "time-out of \(seconds(timeout)) (timeoutIntervalForResource)."))
+    }
+
+    /// `request` was redirected more than ``HTTPRedirect/maximumRedirects`` times.
+    static func tooManyRedirectsError(request: URLRequest, url: URL?) -> URLError {
+        URLError(
+            .httpTooManyRedirects,
+            userInfo: userInfo(
+                url: url,
+                description:
+                    "\(describe(request, url: url)) failed: it was redirected more than "
+                    + "\(HTTPRedirect.maximumRedirects) times."))
+    }
+
+    /// `2 s`, `0.5 s`: a time-out as people write it.
+    private static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() && value < 1e15 ? "\(Int64(value)) s" : "\(value) s"
+    }
+
     /// `METHOD scheme://host:port/path`: no query, no user info (either may hold a secret).
     private static func describe(_ request: URLRequest, url: URL?) -> String {
         let method = request.httpMethod ?? "GET"

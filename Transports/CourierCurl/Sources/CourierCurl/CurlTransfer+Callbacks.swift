@@ -66,7 +66,8 @@ extension CurlTransfer {
         // 3xx as the answer, as URLSessionTransport does.
         if Self.redirectCodes.contains(status), let location = head.location,
             let target = URL(string: location, relativeTo: hop.url)?.absoluteURL,
-            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            !CurlRedirect.carriesCredentialAway(after: hop, status: status, to: target)
         {
             redirectTarget = target
             discardsBody = true
