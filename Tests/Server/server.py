@@ -1472,9 +1472,10 @@ def _hostile_trickle_headers(handler, key: str) -> None:
 
 
 def _hostile_continue_forever(handler, key: str) -> None:
-    """One `100 Continue` head per interval and never a final answer; then the server gives up
-    and closes the connection."""
+    """One `100 Continue` head per interval; then the server gives up and closes the
+    connection, or with `final=1` answers 200 `ok` at last."""
     interval, count = _trickle_schedule(handler)
+    final = handler._arg("final") == "1"
     handler._drain_body()
     handler._headers_sent = True
     handler.close_connection = True
@@ -1483,6 +1484,8 @@ def _hostile_continue_forever(handler, key: str) -> None:
             handler._write(b"HTTP/1.1 100 Continue\r\n\r\n")
             HOSTILE_LOG.add(key, "bytes_sent")
             time.sleep(interval)
+        if final:
+            handler._write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
     except ClientGone:
         pass
     handler._abort_connection(reset=False)

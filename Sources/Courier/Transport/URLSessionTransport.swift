@@ -9,21 +9,42 @@ import Foundation
 /// It drives delegate-based tasks rather than `URLSession`'s async methods, because only its
 /// own delegate can make these guarantees on every platform:
 ///
-/// - A redirect to another origin (scheme, host or port) drops the `Authorization`,
-///   `Proxy-Authorization` and `Cookie` headers and every credential-looking header
-///   (``CrossOriginRedirect``), as OkHttp and browsers do for `Authorization`; on Linux
-///   `URLSession` otherwise forwards every header. A redirect to a scheme other than `http`
-///   or `https` is not followed: the 3xx comes back as the response. On Linux, a 307 or 308
-///   for a request with a body also comes back as the response: `URLSession` there would
-///   follow it without the body.
+/// - Redirects are followed by the transport itself, never by `URLSession` (which on Linux
+///   follows a 307 without its body and turns a `file:` or `data:` `Location` into a request
+///   for that path on the same server): decided from the 3xx response's own `Location`, a
+///   301, 302, 303, 307 or 308 is followed at most 16 times, then the request fails with
+///   `URLError(.httpTooManyRedirects)`. A 303 becomes a `GET` (a `HEAD` stays one), a 301 or
+///   302 turns a `POST` into a `GET`, and a 307 or 308 keeps the method and sends the body
+///   again, from memory or from its file.
+/// - A credential stays with its origin. A redirect to another origin (scheme, host or
+///   port, so `https` to `http` too) drops the `Authorization`, `Proxy-Authorization` and
+///   `Cookie` headers and every credential-looking header (``CrossOriginRedirect``), as
+///   OkHttp and browsers do; a same-origin redirect keeps them. A redirect that would take a
+///   body carrying a credential (a `password` or `refresh_token` field, say:
+///   ``CrossOriginRedirect/bodyCarriesCredential(_:contentType:)``) to another origin is not
+///   followed.
+/// - A redirect that is not followed comes back as the response, its `Location` for the
+///   caller to read: one to a scheme other than `http` or `https` (or without a host), one
+///   that would carry a credential in the body to another origin, and a 307 or 308 whose
+///   body is a stream the caller set on the `URLRequest` (`httpBodyStream`), which can be
+///   read only once.
+/// - Every time-out holds, as `URLError(.timedOut)` naming the request:
+///   `timeoutIntervalForRequest` (or the request's own `timeoutInterval`) for the next bytes,
+///   and `timeoutIntervalForResource` for the whole request, redirects included, which
+///   `URLSession` on Linux ignores and this transport enforces itself. Time-outs that
+///   `URLSession` would trap on (infinite or huge) or cut to nothing (below a second) are
+///   taken as whole seconds from 1 s to 30 days; zero, negative or NaN means no limit.
+/// - A server that sends more than 32 interim (1xx) responses before its answer (`100
+///   Continue` forever) is cut off with `URLError(.badServerResponse)`, whatever the
+///   time-outs.
 /// - A request that is not idempotent (``TransportRequest/isIdempotent``) is never sent
 ///   twice: when its kept-alive connection turns out to be closed after the body went out,
 ///   `URLSession` (libcurl on Linux) would send it again on a new connection; this transport
 ///   refuses and the request fails at once with `URLError(.networkConnectionLost)`. (On
 ///   Linux, a non-idempotent request without a body is therefore sent with an empty chunked
 ///   body, the only way to make libcurl ask before it resends.)
-/// - A response body kept in memory is bounded (``maximumResponseBodySize``), and a body
-///   that cannot be decoded (corrupt gzip, say) fails with
+/// - A response body kept in memory is bounded (``maximumResponseBodySize``), however busy
+///   the machine, and a body that cannot be decoded (corrupt gzip, say) fails with
 ///   `URLError(.cannotDecodeContentData)`, which ``RetryPolicy`` does not retry.
 /// - A 401 carrying a `Basic` or `Digest` challenge comes back as a ``Response`` at once; on
 ///   Linux a plain task never completes on such a challenge.
@@ -34,6 +55,11 @@ import Foundation
 ///
 /// By default there is no `URLCache`: API responses are rarely cacheable and skipping the
 /// cache measured 1.10–1.16× faster on Linux. Pass a configuration to change that.
+///
+/// On Linux the session's delegate runs on `URLSession`'s own queue, inside libcurl's
+/// callbacks (that is what bounds a body however busy the machine): a `progress` closure
+/// given to ``send(_:)`` directly runs there too, so keep it short. ``Provider`` hands
+/// progress on to the callback queue.
 public final class URLSessionTransport: HTTPTransport {
     /// The session; its delegate is owned by this transport.
     let session: URLSession
@@ -64,6 +90,12 @@ public final class URLSessionTransport: HTTPTransport {
     /// soon as the bound is passed (at once when the `Content-Length` announces it). The
     /// successful body of a download goes to its file and is not limited; its error body
     /// (a 404 page, say) is.
+    ///
+    /// libcurl decodes the body (swift-corelibs-foundation always asks it to, and a hostile
+    /// server sends gzip whatever `Accept-Encoding` says); on Linux each decoded block reaches
+    /// the transport inside libcurl's own callback, before the next is decoded, so no more
+    /// than the bound and the block in hand is ever held, and nothing past the bound is kept,
+    /// however long the cancellation takes to land on a busy machine.
     public let maximumResponseBodySize: Int
 
     /// A transport whose session uses `configuration`.
@@ -162,7 +194,10 @@ public final class URLSessionTransport: HTTPTransport {
             }
         } onCancel: { [delegate] in
             delegate.markCancelledByCaller(task)
-            task.cancel()
+            // Never wait here for the session's queue: this handler runs under the calling
+            // task's own lock, which resuming its continuation (on that queue, on Linux) may
+            // need; `cancel()` waits for the queue. (The deadlock corelibs' `data(for:)` had.)
+            URLSessionTransportDelegate.cancelSoon(task)
         }
     }
 

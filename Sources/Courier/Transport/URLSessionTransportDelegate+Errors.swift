@@ -94,6 +94,18 @@ extension URLSessionTransportDelegate {
                     + "time-out of \(seconds(timeout)) (timeoutIntervalForResource)."))
     }
 
+    /// The server sent interim (1xx) heads past ``maximumInterimResponses``, and no answer.
+    static func tooManyInterimResponsesError(state: TaskState, url: URL?) -> URLError {
+        let url = url ?? state.request.url
+        return URLError(
+            .badServerResponse,
+            userInfo: userInfo(
+                url: url,
+                description:
+                    "\(describe(state.request, url: url)) failed: the server sent more than "
+                    + "\(maximumInterimResponses) interim (1xx) responses and no answer."))
+    }
+
     /// `request` was redirected more than ``HTTPRedirect/maximumRedirects`` times.
     static func tooManyRedirectsError(request: URLRequest, url: URL?) -> URLError {
         URLError(

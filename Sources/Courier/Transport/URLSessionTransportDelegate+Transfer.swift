@@ -13,6 +13,11 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
     ) {
         let disposition = withState(dataTask) { state -> URLSession.ResponseDisposition in
             let httpResponse = response as? HTTPURLResponse
+            // corelibs reports every interim head (`100 Continue`) as a response.
+            if let status = httpResponse?.statusCode, (100..<200).contains(status), status != 101 {
+                state.interimResponses += 1
+                return state.interimResponses > Self.maximumInterimResponses ? .cancel : .allow
+            }
             state.response = httpResponse
             // A redirect the transport follows: its body is dropped, the next hop is sent.
             if let httpResponse, case .follow(let next) = HTTPRedirect.decide(after: state.hop, response: httpResponse)
@@ -173,6 +178,9 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
         if state.bodyTooLarge { return bodyTooLargeError(state: state, url: url) }
         if state.resendRefused { return resendRefusedError(state: state, url: url) }
         if state.timedOut { return resourceTimedOutError(state: state, url: url) }
+        if state.interimResponses > maximumInterimResponses {
+            return tooManyInterimResponsesError(state: state, url: url)
+        }
         return nil
     }
 

@@ -54,6 +54,9 @@ final class URLSessionTransportDelegate: NSObject, Sendable {
         var bodyTooLarge = false
         /// Set when the request's resource time-out passed; the task was cancelled.
         var timedOut = false
+        /// How many interim (1xx) heads arrived; past ``URLSessionTransportDelegate/maximumInterimResponses``
+        /// the task was cancelled.
+        var interimResponses = 0
         /// The request to send next when the response is a redirect the transport follows;
         /// the redirect's own body is then dropped.
         var redirect: TransportRequest?
@@ -97,6 +100,10 @@ final class URLSessionTransportDelegate: NSObject, Sendable {
         /// The request to send next, when the response is a redirect the transport follows.
         let redirect: TransportRequest?
     }
+
+    /// The most interim (1xx) responses one request may receive before its answer: a server
+    /// that sends `100 Continue` forever is cut off, whatever the time-outs.
+    static let maximumInterimResponses = 32
 
     // The lock guards the table and every field of every `TaskState` in it. It is taken
     // briefly, also around writing a download block, which keeps the order of blocks and the

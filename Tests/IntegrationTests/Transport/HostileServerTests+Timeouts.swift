@@ -92,3 +92,36 @@ extension HostileServerTests {
         #expect(try await perRequest.request(ServerAPI(server, "echo")).statusCode == 200)
     }
 }
+
+/// Interim responses are bounded in number, whatever the time-outs.
+extension HostileServerTests {
+    @Test(
+        "a server sending 100 Continue forever is cut off after a few dozen heads, even with the default week-long resource time-out",
+        arguments: TransportUnderTest.allCases)
+    func endlessInterimResponses(_ kind: TransportUnderTest) async throws {
+        // Without a bound the answer, a 200, would come after a minute of heads.
+        let provider = Provider<ServerAPI>(transport: kind.make(requestTimeout: 30, resourceTimeout: 7 * 24 * 3600))
+        let key = "interim-\(UUID().uuidString)"
+        let result = await outcome(
+            provider,
+            ServerAPI(
+                server, "hostile/continue-forever/\(key)",
+                task: query(["seconds": 60, "interval_ms": 20, "final": 1])))
+
+        let code = urlErrorCode(result)
+        #expect(code == .badServerResponse || code == .cannotParseResponse, "\(result)")
+        guard case .failure(let error) = result, let urlError = error.underlyingError as? URLError else { return }
+        #expect(urlError.failingURL?.path == "/hostile/continue-forever/\(key)")
+    }
+
+    @Test("one 100 Continue before the answer is no trouble", arguments: TransportUnderTest.allCases)
+    func oneInterimResponse(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(transport: kind.make(timeout: 30))
+        let response = try await provider.request(
+            ServerAPI(
+                server, "hostile/continue-forever/interim-once-\(UUID().uuidString)",
+                task: query(["seconds": 0, "interval_ms": 1, "final": 1])))
+        #expect(response.statusCode == 200)
+        #expect(response.data == Data("ok".utf8))
+    }
+}

@@ -53,7 +53,9 @@ extension CurlTransfer {
         case .more:
             return true
         case .invalid:
-            failure = urlError(.cannotParseResponse, "The response's header is invalid or larger than 1 MiB.")
+            failure = urlError(
+                .cannotParseResponse,
+                "The response's header is invalid, larger than 1 MiB, or after more than 32 interim (1xx) heads.")
             return false
         case .complete:
             return headersComplete()
