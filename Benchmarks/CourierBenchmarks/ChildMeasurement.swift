@@ -13,6 +13,7 @@ enum ChildMeasurement {
             case "queue-plugin": values = try await QueuedMemoryBreakdown.runPlugin(count: count)
             case "upload-memory": values = try await UploadMemoryChild.run(megabytes: count)
             case "fault-soak": values = try await FaultSoakChild.run(seconds: count)
+            case "bomb-memory": values = try await BombMemoryChild.run(count: count)
             default:
                 progress("unknown child measurement \(name)")
                 return 2
