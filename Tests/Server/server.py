@@ -1503,11 +1503,24 @@ def _hostile_redirect_chain(handler, key: str) -> None:
     handler._send(302, b"", None, [("Location", f"/hostile/redirect-chain/{remaining - 1}")])
 
 
+def _hostile_redirect_bomb(handler, key: str) -> None:
+    """A 302 to `to` whose body is `size` zero bytes, gzip-compressed (default 16 MiB)."""
+    size = handler._int_arg("size", 16 * 1024 * 1024)
+    if not 0 <= size <= 1024 * 1024 * 1024:
+        raise BadRequest("size must be between 0 and 1 GiB")
+    target = handler._arg("to") or "/echo"
+    handler._drain_body()
+    handler._send(
+        302, gzip_of_zeros(size), "application/octet-stream", [("Location", target), ("Content-Encoding", "gzip")]
+    )
+
+
 HOSTILE_TIME_ROUTES = {
     "trickle-body": _hostile_trickle_body,
     "trickle-headers": _hostile_trickle_headers,
     "continue-forever": _hostile_continue_forever,
     "redirect-chain": _hostile_redirect_chain,
+    "redirect-bomb": _hostile_redirect_bomb,
 }
 
 if __name__ == "__main__":
