@@ -1515,12 +1515,20 @@ def _hostile_redirect_bomb(handler, key: str) -> None:
     )
 
 
+def _hostile_latin1_header(handler, key: str) -> None:
+    """200 `ok` with a `Content-Disposition` whose file name is in ISO-8859-1 (`résumé.pdf` as
+    the bytes E9), as old servers send it: not UTF-8."""
+    handler._drain_body()
+    handler._send(200, b"ok", "text/plain", [("Content-Disposition", 'attachment; filename="r\u00e9sum\u00e9.pdf"')])
+
+
 HOSTILE_TIME_ROUTES = {
     "trickle-body": _hostile_trickle_body,
     "trickle-headers": _hostile_trickle_headers,
     "continue-forever": _hostile_continue_forever,
     "redirect-chain": _hostile_redirect_chain,
     "redirect-bomb": _hostile_redirect_bomb,
+    "latin1-header": _hostile_latin1_header,
 }
 
 if __name__ == "__main__":

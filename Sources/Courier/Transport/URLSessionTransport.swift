@@ -56,7 +56,7 @@ import Foundation
 /// By default there is no `URLCache`: API responses are rarely cacheable and skipping the
 /// cache measured 1.10–1.16× faster on Linux. Pass a configuration to change that.
 ///
-/// One limit it cannot lift: on Linux, `URLSession` reads the body of a 301–308 whole, and
+/// Two limits it cannot lift. On Linux, `URLSession` reads the body of a 301–308 whole, and
 /// decoded, before the transport sees the response (it keeps it in case the redirect is not
 /// followed), copying all of it again for every block that arrives, on the one queue that
 /// every `URLSession` of the process shares. A hostile server's large redirect body is held
@@ -64,7 +64,9 @@ import Foundation
 /// 12 s, 32 MiB a minute, stalling every other session meanwhile) until it ends or
 /// `timeoutIntervalForResource` passes. `CurlTransport` drops a redirect's body as it
 /// arrives and follows at once after 64 KiB: use it, or a short resource time-out, against
-/// servers you do not trust.
+/// servers you do not trust. Nor can it read a response whose header holds bytes that are not
+/// UTF-8 (a file name in ISO-8859-1, as old servers send it): `URLSession` on Linux refuses
+/// it, and the request fails with `URLError(.cannotParseResponse)` naming it.
 ///
 /// On Linux the session's delegate runs on `URLSession`'s own queue, inside libcurl's
 /// callbacks (that is what bounds a body however busy the machine): a `progress` closure

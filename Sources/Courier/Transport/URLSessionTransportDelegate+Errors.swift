@@ -35,6 +35,30 @@ extension URLSessionTransportDelegate {
         return message.lowercased().contains("encoding")
     }
 
+    /// Whether swift-corelibs-foundation gave up on the response's header: it aborts libcurl's
+    /// header callback (libcurl then says "Failed writing header") on a line it cannot parse,
+    /// a header byte that is not UTF-8 among them.
+    static func isUnreadableHeader(_ error: URLError, response: HTTPURLResponse?) -> Bool {
+        guard response == nil else { return false }
+        let message =
+            ((error.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription ?? "")
+            + " " + error.localizedDescription
+        return message.lowercased().contains("writing header")
+    }
+
+    /// The response's header could not be read.
+    static func unreadableHeaderError(state: TaskState, url: URL?) -> URLError {
+        let url = url ?? state.request.url
+        return URLError(
+            .cannotParseResponse,
+            userInfo: userInfo(
+                url: url,
+                description:
+                    "\(describe(state.request, url: url)) failed: its response header could not be read (URLSession on "
+                    + "Linux refuses a malformed header line, and header bytes that are not UTF-8, such as a file "
+                    + "name in ISO-8859-1; CurlTransport reads them)."))
+    }
+
     /// The body in memory passed the transport's bound.
     static func bodyTooLargeError(state: TaskState, url: URL?) -> URLError {
         let url = url ?? state.request.url

@@ -152,8 +152,9 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
     /// libcurl reports most failures as an unknown error (-1); call them what they are, as
     /// Apple's URLSession does: a body it could not decode (corrupt gzip or deflate) is
     /// `cannotDecodeContentData`, which no retry can fix; a body cut short of its
-    /// `Content-Length` is a connection lost mid-response. A time-out (which corelibs reports
-    /// without a URL) names the request.
+    /// `Content-Length` is a connection lost mid-response; a header that corelibs could not
+    /// parse is `cannotParseResponse`. A time-out (which corelibs reports without a URL)
+    /// names the request.
     static func clarified(_ error: any Error, state: TaskState, url: URL?) -> any Error {
         guard let urlError = error as? URLError else { return error }
         if urlError.code == .timedOut, urlError.failingURL == nil {
@@ -162,6 +163,9 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
         guard urlError.code == .unknown else { return error }
         if isDecodingFailure(urlError, response: state.response) {
             return URLError(.cannotDecodeContentData, userInfo: urlError.userInfo)
+        }
+        if isUnreadableHeader(urlError, response: state.response) {
+            return unreadableHeaderError(state: state, url: url)
         }
         guard let response = state.response, response.expectedContentLength > state.receivedBytes else {
             return error
