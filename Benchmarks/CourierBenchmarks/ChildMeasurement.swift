@@ -14,6 +14,7 @@ enum ChildMeasurement {
             case "upload-memory": values = try await UploadMemoryChild.run(megabytes: count)
             case "fault-soak": values = try await FaultSoakChild.run(seconds: count)
             case "crossprocess-storm": values = try await CrossProcessStormChild.run(count: count)
+            case "bomb-memory": values = try await BombMemoryChild.run(count: count)
             default:
                 progress("unknown child measurement \(name)")
                 return 2

@@ -65,6 +65,8 @@ struct Runner {
             return try await UploadMemoryScenario(megabytes: 100, runs: quick ? 1 : 3).run()
         case .faultsoak:
             return try await FaultSoakScenario(seconds: quick ? 12 : 120).run()
+        case .bomb:
+            return try await BombMemoryScenario(megabytes: 200, spinners: 8, runs: quick ? 2 : 5).run()
         }
     }
 }

@@ -34,6 +34,18 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
         }
     }
 
+    /// A new transport of this kind that waits at most `request` seconds for the next bytes
+    /// and `resource` seconds for the whole request.
+    func make(requestTimeout request: TimeInterval, resourceTimeout resource: TimeInterval) -> any HTTPTransport {
+        switch self {
+        case .urlSession:
+            let configuration = URLSessionTransport.defaultConfiguration()
+            configuration.timeoutIntervalForRequest = request
+            configuration.timeoutIntervalForResource = resource
+            return URLSessionTransport(configuration: configuration)
+        }
+    }
+
     /// A new transport of this kind that keeps at most `bytes` of a response body in memory.
     func make(maximumResponseBodySize bytes: Int) -> any HTTPTransport {
         switch self {

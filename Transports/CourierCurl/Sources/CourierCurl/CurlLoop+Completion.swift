@@ -111,4 +111,17 @@ enum CurlRedirect {
         }
         return next
     }
+
+    /// Whether following would take a body that carries a credential to another origin; the
+    /// 3xx is then the answer, as with `URLSessionTransport` (`CrossOriginRedirect`).
+    static func carriesCredentialAway(after hop: CurlTransfer.Hop, status: Int, to target: URL) -> Bool {
+        guard CrossOriginRedirect.isCrossOrigin(from: hop.url, to: target) else { return false }
+        let contentType = hop.headers.first { $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame }?.value
+        switch nextHop(after: hop, status: status, to: target).body {
+        case .none: return false
+        case .data(let body): return CrossOriginRedirect.bodyCarriesCredential(body, contentType: contentType)
+        case .file(let file, _):
+            return CrossOriginRedirect.bodyCarriesCredential(contentsOf: file, contentType: contentType)
+        }
+    }
 }

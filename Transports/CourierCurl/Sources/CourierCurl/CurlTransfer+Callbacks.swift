@@ -53,7 +53,9 @@ extension CurlTransfer {
         case .more:
             return true
         case .invalid:
-            failure = urlError(.cannotParseResponse, "The response's header is invalid or larger than 1 MiB.")
+            failure = urlError(
+                .cannotParseResponse,
+                "The response's header is invalid, larger than 1 MiB, or after more than 32 interim (1xx) heads.")
             return false
         case .complete:
             return headersComplete()
@@ -66,7 +68,8 @@ extension CurlTransfer {
         // 3xx as the answer, as URLSessionTransport does.
         if Self.redirectCodes.contains(status), let location = head.location,
             let target = URL(string: location, relativeTo: hop.url)?.absoluteURL,
-            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            !CurlRedirect.carriesCredentialAway(after: hop, status: status, to: target)
         {
             redirectTarget = target
             discardsBody = true

@@ -38,6 +38,23 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
         }
     }
 
+    /// A new transport of this kind that waits at most `request` seconds for the next bytes
+    /// and `resource` seconds for the whole request.
+    func make(requestTimeout request: TimeInterval, resourceTimeout resource: TimeInterval) -> any HTTPTransport {
+        switch self {
+        case .urlSession:
+            let configuration = URLSessionTransport.defaultConfiguration()
+            configuration.timeoutIntervalForRequest = request
+            configuration.timeoutIntervalForResource = resource
+            return URLSessionTransport(configuration: configuration)
+        case .curl:
+            var configuration = CurlTransport.Configuration()
+            configuration.timeoutIntervalForRequest = request
+            configuration.timeoutIntervalForResource = resource
+            return CurlTransport(configuration: configuration)
+        }
+    }
+
     /// A new transport of this kind whose in-memory response bodies may be at most `bytes` long.
     func make(maximumResponseBodySize bytes: Int) -> any HTTPTransport {
         switch self {
