@@ -2,6 +2,10 @@ import Courier
 import Foundation
 import Testing
 
+#if CurlTransport
+    import CourierCurl
+#endif
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
@@ -9,17 +13,21 @@ import Testing
 /// The transports the transport-level integration tests run against, as a test parameter:
 /// `@Test(arguments: TransportUnderTest.allCases) func name(_ kind: TransportUnderTest)`.
 ///
-/// The root package tests ``URLSessionTransport`` only, since it must build with the
-/// toolchain alone. A package that ships another transport (such as the libcurl one in
-/// `Transports/`) compiles the shared transport tests with its own copy of this type, which
-/// lists its transport too.
+/// ``URLSessionTransport`` always; `CurlTransport` too when the package is built with the
+/// `CurlTransport` trait (`swift test --traits CurlTransport`, which needs libcurl's headers).
 enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case urlSession
+    #if CurlTransport
+        case curl
+    #endif
 
     /// A new transport of this kind with its default configuration.
     func make() -> any HTTPTransport {
         switch self {
         case .urlSession: URLSessionTransport()
+        #if CurlTransport
+            case .curl: CurlTransport()
+        #endif
         }
     }
 
@@ -31,6 +39,13 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
             configuration.timeoutIntervalForRequest = seconds
             configuration.timeoutIntervalForResource = seconds
             return URLSessionTransport(configuration: configuration)
+        #if CurlTransport
+            case .curl:
+                var configuration = CurlTransport.Configuration()
+                configuration.timeoutIntervalForRequest = seconds
+                configuration.timeoutIntervalForResource = seconds
+                return CurlTransport(configuration: configuration)
+        #endif
         }
     }
 
@@ -40,8 +55,23 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
         case .urlSession:
             URLSessionTransport(
                 configuration: URLSessionTransport.defaultConfiguration(), maximumResponseBodySize: bytes)
+        #if CurlTransport
+            case .curl:
+                CurlTransport(configuration: Self.curlConfiguration { $0.maximumResponseBodySize = bytes })
+        #endif
         }
     }
 
     var testDescription: String { rawValue }
+
+    #if CurlTransport
+        /// A default `CurlTransport.Configuration`, changed by `change`.
+        static func curlConfiguration(_ change: (inout CurlTransport.Configuration) -> Void)
+            -> CurlTransport.Configuration
+        {
+            var configuration = CurlTransport.Configuration()
+            change(&configuration)
+            return configuration
+        }
+    #endif
 }

@@ -1,5 +1,8 @@
 import Foundation
 
+// Without the CurlTransport trait (see Package.swift) there is no CurlTransport to measure.
+#if CurlTransport
+
 /// `swift run -c release CourierCurlBenchmarks --nginx-port PORT [--quick] [--json FILE]`
 ///
 /// The loopback scenario of the root package's CourierBenchmarks, through ``CurlTransport``:
@@ -57,3 +60,19 @@ enum CourierCurlBenchmarks {
         try data.write(to: url, options: .atomic)
     }
 }
+
+#else
+
+/// Built without the CurlTransport trait: says how to build it with it.
+@main
+enum CourierCurlBenchmarks {
+    static func main() {
+        FileHandle.standardError.write(
+            Data(
+                "error: built without CurlTransport; build with `swift build -c release --traits CurlTransport`\n".utf8)
+        )
+        exit(2)
+    }
+}
+
+#endif

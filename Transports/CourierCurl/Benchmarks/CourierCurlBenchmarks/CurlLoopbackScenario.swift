@@ -1,9 +1,12 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Courier
 import CourierCurl
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The loopback scenario through three clients, in interleaved rounds (a busy spell of the
@@ -189,3 +192,5 @@ extension CurlLoopbackScenario.Result {
         values.append((key + "_max", summary.max))
     }
 }
+
+#endif

@@ -67,5 +67,7 @@ static const int courier_curl_prereqfunc_ok = CURL_PREREQFUNC_OK;
 static const int courier_curl_prereqfunc_abort = CURL_PREREQFUNC_ABORT;
 static const size_t courier_curl_readfunc_abort = CURL_READFUNC_ABORT;
 static const long courier_curl_global_all = CURL_GLOBAL_ALL;
+static const long courier_curlpipe_multiplex = CURLPIPE_MULTIPLEX;
+static const CURLversion courier_curlversion_now = CURLVERSION_NOW;
 
 #endif

@@ -1,8 +1,11 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import CCurl
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// libcurl's result codes as the `URLError`s `URLSession` reports for the same failures, so
@@ -31,6 +34,21 @@ enum CurlErrors {
         }
     }
 
+    /// What an `errno` of descriptor exhaustion means, or `nil` for any other.
+    static func descriptorExhaustion(errno: Int32) -> String? {
+        switch errno {
+        case EMFILE:
+            var limit = rlimit()
+            let soft = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 ? " (\(limit.rlim_cur))" : ""
+            return "The process has run out of file descriptors: it holds as many as its limit\(soft) allows "
+                + "(raise `ulimit -n`, or lower CurlTransport.Configuration.maximumConnections)"
+        case ENFILE:
+            return "The system has run out of file descriptors (the kernel's limit on open files is reached)"
+        default:
+            return nil
+        }
+    }
+
     /// `url` without its user, password, query and fragment, which may carry secrets: for
     /// error descriptions.
     static func redacted(_ url: URL) -> String {
@@ -51,3 +69,5 @@ enum CurlClock {
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }
+
+#endif

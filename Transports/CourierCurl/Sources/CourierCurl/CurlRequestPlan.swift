@@ -1,8 +1,11 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Courier
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Everything the loop needs to send one request, checked before anything is sent: the
@@ -65,6 +68,11 @@ struct CurlRequestPlan: @unchecked Sendable {
             // (and smuggle a second request).
             guard !Self.framingHeaders.contains(name.lowercased()) else { continue }
             headers.append((name, value))
+        }
+        if let userAgent = configuration.userAgent, !userAgent.isEmpty,
+            !headers.contains(where: { $0.name.caseInsensitiveCompare("User-Agent") == .orderedSame })
+        {
+            headers.append(("User-Agent", userAgent))
         }
         switch request.body {
         case .inline:
@@ -141,3 +149,5 @@ struct CurlRequestPlan: @unchecked Sendable {
         return Int64(info.st_size)
     }
 }
+
+#endif

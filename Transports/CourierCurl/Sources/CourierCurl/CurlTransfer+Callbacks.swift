@@ -1,8 +1,11 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import CCurl
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 // libcurl's callbacks, on the loop thread (inside curl_multi_perform). Each gets the
@@ -170,13 +173,13 @@ extension CurlTransfer {
         return true
     }
 
-    func urlError(_ code: URLError.Code, _ description: String) -> URLError {
-        URLError(
-            code,
-            userInfo: [
-                NSLocalizedDescriptionKey: "\(hop.method) \(CurlErrors.redacted(hop.url)): \(description)",
-                NSURLErrorFailingURLErrorKey: hop.url,
-            ])
+    func urlError(_ code: URLError.Code, _ description: String, underlying: (any Error)? = nil) -> URLError {
+        var userInfo: [String: Any] = [
+            NSLocalizedDescriptionKey: "\(hop.method) \(CurlErrors.redacted(hop.url)): \(description)",
+            NSURLErrorFailingURLErrorKey: hop.url,
+        ]
+        if let underlying { userInfo[NSUnderlyingErrorKey] = underlying }
+        return URLError(code, userInfo: userInfo)
     }
 
     private func tooLarge() -> URLError {
@@ -187,3 +190,5 @@ extension CurlTransfer {
         urlError(.networkConnectionLost, "The connection was lost after the request was sent; it was not sent again.")
     }
 }
+
+#endif

@@ -1,8 +1,11 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Courier
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// A transport that drives libcurl directly: several times faster than
@@ -51,7 +54,10 @@ public final class CurlTransport: HTTPTransport {
     /// A transport with `configuration`; it starts its thread at once.
     public init(configuration: Configuration) {
         self.configuration = configuration
-        self.loop = CurlLoop(maximumIdleConnections: configuration.maximumIdleConnections)
+        self.loop = CurlLoop(
+            limits: .init(
+                idle: configuration.maximumIdleConnections, perHost: configuration.maximumConnectionsPerHost,
+                total: configuration.maximumConnections))
     }
 
     deinit {
@@ -94,3 +100,5 @@ public final class CurlTransport: HTTPTransport {
             fileURL: placed)
     }
 }
+
+#endif

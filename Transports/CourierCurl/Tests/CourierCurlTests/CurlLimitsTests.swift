@@ -1,3 +1,6 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Courier
 import CourierCurl
 import CourierTestServer
@@ -5,7 +8,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Bounds and time-outs from the configuration, and requests refused before anything is sent.
@@ -129,3 +132,5 @@ struct CurlLimitsTests {
         }
     }
 }
+
+#endif

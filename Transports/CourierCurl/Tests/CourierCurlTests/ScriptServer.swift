@@ -1,3 +1,6 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Foundation
 
 /// A Python script of this folder, run as a server for one test: it prints `READY …` once it
@@ -48,3 +51,5 @@ struct ScriptServer: Sendable {
         process.waitUntilExit()
     }
 }
+
+#endif
