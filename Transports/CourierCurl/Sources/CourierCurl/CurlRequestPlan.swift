@@ -69,10 +69,14 @@ struct CurlRequestPlan: @unchecked Sendable {
             guard !Self.framingHeaders.contains(name.lowercased()) else { continue }
             headers.append((name, value))
         }
-        if let userAgent = configuration.userAgent, !userAgent.isEmpty,
-            !headers.contains(where: { $0.name.caseInsensitiveCompare("User-Agent") == .orderedSame })
+        // What URLSession adds when the request says nothing; the caller's own always wins.
+        for (name, value) in [
+            ("User-Agent", configuration.userAgent), ("Accept-Language", configuration.acceptLanguage),
+        ]
+        where !(value ?? "").isEmpty
+            && !headers.contains(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame })
         {
-            headers.append(("User-Agent", userAgent))
+            headers.append((name, value ?? ""))
         }
         switch request.body {
         case .inline:

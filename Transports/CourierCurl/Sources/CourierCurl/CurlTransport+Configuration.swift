@@ -70,6 +70,10 @@ extension CurlTransport {
         /// plugin's, always wins). Default: ``CurlTransport/defaultUserAgent``; `nil` sends none.
         public var userAgent: String? = CurlTransport.defaultUserAgent
 
+        /// The `Accept-Language` a request carries when it sets none itself. Default:
+        /// ``CurlTransport/defaultAcceptLanguage``; `nil` sends none.
+        public var acceptLanguage: String? = CurlTransport.defaultAcceptLanguage
+
         /// The options above with their defaults.
         public init() {}
     }

@@ -40,7 +40,7 @@ public enum CurlTransportError: Error, Sendable, Equatable, CustomStringConverti
         case .unreadableUploadFile(let path):
             "The file to upload at \(path) does not exist, is not a regular file, or cannot be read."
         case .optionRefused(let option, let reason):
-            "libcurl \(CurlVersion.current) refused \(option): \(reason). CurlTransport needs libcurl 7.85 or later."
+            "libcurl \(CurlVersion.current) refused \(option), which CurlTransport sets on every request: \(reason)."
         }
     }
 }

@@ -25,9 +25,25 @@ extension CurlTransport {
         let system = "\(os.majorVersion).\(os.minorVersion).\(os.patchVersion)"
         #endif
         let line = "\(app) (\(system)) Courier CurlTransport libcurl/\(CurlVersion.current)"
-        // Only visible ASCII and spaces: a process name could hold anything.
-        return String(String.UnicodeScalarView(line.unicodeScalars.filter { (0x20..<0x7F).contains($0.value) }))
+        return visibleASCII(line)
     }()
+
+    /// The `Accept-Language` a request carries when neither it nor the
+    /// ``Configuration/acceptLanguage`` says otherwise: the user's preferred languages, most
+    /// preferred first with falling quality values (`en-US, fr;q=0.9`), as Alamofire sends
+    /// them; `en` when the system names none (`URLSession` on Linux sends `en`).
+    public static let defaultAcceptLanguage: String = {
+        let languages = Locale.preferredLanguages.prefix(6).map(visibleASCII).filter { !$0.isEmpty }
+        guard !languages.isEmpty else { return "en" }
+        return languages.enumerated().map { index, language in
+            index == 0 ? language : "\(language);q=\(String(format: "%.1f", 1.0 - Double(index) * 0.1))"
+        }.joined(separator: ", ")
+    }()
+
+    /// `text` with only visible ASCII and spaces: a process name or a locale could hold anything.
+    private static func visibleASCII(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { (0x20..<0x7F).contains($0.value) }))
+    }
 }
 
 /// The version of the libcurl the process runs with (not the headers it was built with).
