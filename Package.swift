@@ -119,6 +119,13 @@ let curlTargets: [Target] = [
         path: "Transports/CourierCurl/Tests/CourierCurlTests",
         exclude: ["tls_server.py", "hostile_redirect.py", "h2_front.py"]
     ),
+    // A child process of CourierCurlTests that lowers its own descriptor limit (never the
+    // test process's) and sends many requests at once. Not a product.
+    .executableTarget(
+        name: "CurlDescriptorProbe",
+        dependencies: ["Courier", .target(name: "CourierCurl", condition: whenCurl)],
+        path: "Transports/CourierCurl/Tests/CurlDescriptorProbe"
+    ),
     // `scripts/bench` runs it after the root benchmark (see BENCHMARKS.md). Not part of `swift test`.
     .executableTarget(
         name: "CourierCurlBenchmarks",

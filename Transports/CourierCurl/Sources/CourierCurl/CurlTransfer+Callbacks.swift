@@ -4,6 +4,10 @@
 import CCurl
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -41,6 +45,13 @@ let curlSeekCallback: courier_curl_seek_callback = { userdata, offset, origin in
 let curlPrereqCallback: courier_curl_prereq_callback = { userdata, _, _, _, _ in
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
     return transfer.willSendRequest() ? courier_curl_prereqfunc_ok : courier_curl_prereqfunc_abort
+}
+
+/// libcurl needs a socket for a new connection.
+let curlOpenSocketCallback: courier_curl_opensocket_callback = { userdata, _, address in
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
+    guard let address else { return courier_curl_socket_bad }
+    return transfer.openSocket(address.pointee)
 }
 
 extension CurlTransfer {
@@ -160,6 +171,18 @@ extension CurlTransfer {
         }
         sentBytes = offset
         return courier_curl_seekfunc_ok
+    }
+
+    /// A socket for libcurl's new connection, closed on exec. When the process (or the
+    /// system) is out of descriptors, ``failure`` says so: libcurl itself would report only
+    /// that it could not connect, which reads as the server's fault and is retried.
+    func openSocket(_ address: curl_sockaddr) -> curl_socket_t {
+        let socket = Glibc.socket(address.family, address.socktype | Int32(SOCK_CLOEXEC.rawValue), address.protocol)
+        if socket < 0, let exhausted = CurlErrors.descriptorExhaustion(errno: errno) {
+            failure = urlError(
+                .cannotLoadFromNetwork, exhausted, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EMFILE))
+        }
+        return socket < 0 ? courier_curl_socket_bad : socket
     }
 
     func willSendRequest() -> Bool {

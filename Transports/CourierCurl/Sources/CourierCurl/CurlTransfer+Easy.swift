@@ -62,6 +62,8 @@ extension CurlTransfer {
         set(CURLOPT_WRITEDATA, pointer: me)
         check(courier_easy_setopt_seek_callback(easy, curlSeekCallback), CURLOPT_SEEKFUNCTION)
         set(CURLOPT_SEEKDATA, pointer: me)
+        check(courier_easy_setopt_opensocket_callback(easy, curlOpenSocketCallback), CURLOPT_OPENSOCKETFUNCTION)
+        set(CURLOPT_OPENSOCKETDATA, pointer: me)
         check(courier_easy_setopt_prereq_callback(easy, curlPrereqCallback), CURLOPT_PREREQFUNCTION)
         set(CURLOPT_PREREQDATA, pointer: me)
 
