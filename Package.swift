@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "CourierTesting", dependencies: ["Courier"]),
         // Starts and drives the Python test server (Tests/Server/server.py); used by the
         // integration tests and by the RefreshDemo executable. Not a product.
-        .target(name: "CourierTestServer", path: "Tests/Server", exclude: ["server.py", "README.md"]),
+        .target(name: "CourierTestServer", path: "Tests/Server", exclude: ["server.py", "h2_front.py", "README.md"]),
         // The test server's token endpoint as a target, written once for the integration tests,
         // the soak, the benchmarks and RefreshDemo. Not a product; unlike CourierTestServer
         // (which the CourierCurl package also compiles), it depends on Courier.
@@ -117,7 +117,7 @@ let curlTargets: [Target] = [
         name: "CourierCurlTests",
         dependencies: ["Courier", "CourierTestServer", .target(name: "CourierCurl", condition: whenCurl)],
         path: "Transports/CourierCurl/Tests/CourierCurlTests",
-        exclude: ["tls_server.py", "hostile_redirect.py", "h2_front.py"]
+        exclude: ["tls_server.py", "hostile_redirect.py"]
     ),
     // A child process of CourierCurlTests that lowers its own descriptor limit (never the
     // test process's) and sends many requests at once. Not a product.

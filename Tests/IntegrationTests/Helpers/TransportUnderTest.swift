@@ -15,18 +15,34 @@ import Testing
 ///
 /// ``URLSessionTransport`` always; `CurlTransport` too when the package is built with the
 /// `CurlTransport` trait (`swift test --traits CurlTransport`, which needs libcurl's headers).
+/// When the environment puts an HTTPS/HTTP/2 front before the test server (`.ci/run` does, in
+/// a second run: see `TestServerFront`), only `CurlTransport`, which trusts the front's
+/// certificate: `URLSession` on Linux cannot be given a certificate authority.
 enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case urlSession
     #if CurlTransport
         case curl
     #endif
 
+    /// The transport a test uses for its own bookkeeping requests (reading a route's counts):
+    /// `URLSessionTransport`, or `CurlTransport` when the server has an HTTPS front that only it
+    /// trusts.
+    static var bookkeeping: TransportUnderTest { allCases[0] }
+
+    static var allCases: [TransportUnderTest] {
+        #if CurlTransport
+            frontCertificate == nil ? [.urlSession, .curl] : [.curl]
+        #else
+            [.urlSession]
+        #endif
+    }
+
     /// A new transport of this kind with its default configuration.
     func make() -> any HTTPTransport {
         switch self {
         case .urlSession: URLSessionTransport()
         #if CurlTransport
-            case .curl: CurlTransport()
+            case .curl: CurlTransport(configuration: Self.curlConfiguration { _ in })
         #endif
         }
     }
@@ -41,10 +57,11 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
             return URLSessionTransport(configuration: configuration)
         #if CurlTransport
             case .curl:
-                var configuration = CurlTransport.Configuration()
-                configuration.timeoutIntervalForRequest = seconds
-                configuration.timeoutIntervalForResource = seconds
-                return CurlTransport(configuration: configuration)
+                return CurlTransport(
+                    configuration: Self.curlConfiguration {
+                        $0.timeoutIntervalForRequest = seconds
+                        $0.timeoutIntervalForResource = seconds
+                    })
         #endif
         }
     }
@@ -65,13 +82,19 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
     var testDescription: String { rawValue }
 
     #if CurlTransport
-        /// A default `CurlTransport.Configuration`, changed by `change`.
+        /// A default `CurlTransport.Configuration` (trusting the HTTPS front's certificate,
+        /// when there is one), changed by `change`.
         static func curlConfiguration(_ change: (inout CurlTransport.Configuration) -> Void)
             -> CurlTransport.Configuration
         {
             var configuration = CurlTransport.Configuration()
+            configuration.certificateAuthorities = frontCertificate
             change(&configuration)
             return configuration
         }
+
+        /// The certificate of the test server's HTTPS front, when the environment sets one up.
+        static let frontCertificate: URL? = ProcessInfo.processInfo.environment["COURIER_TEST_SERVER_FRONT_CERT"]
+            .flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
     #endif
 }

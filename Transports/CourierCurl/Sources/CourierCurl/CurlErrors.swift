@@ -20,7 +20,12 @@ enum CurlErrors {
         case CURLE_OPERATION_TIMEDOUT: .timedOut
         case CURLE_GOT_NOTHING: .networkConnectionLost
         case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_SEND_FAIL_REWIND: .networkConnectionLost
-        case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_HTTP3: .badServerResponse
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP3: .badServerResponse
+        // An HTTP/2 stream reset before a whole answer arrived: what a connection closed
+        // mid-answer is over HTTP/1.1. (libcurl does not say who reset it, or why, except in
+        // its message: a proxy whose server dropped the connection resets with
+        // PROTOCOL_ERROR too.)
+        case CURLE_HTTP2_STREAM: .networkConnectionLost
         case CURLE_BAD_CONTENT_ENCODING: .cannotDecodeContentData
         case CURLE_TOO_MANY_REDIRECTS: .httpTooManyRedirects
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_PINNEDPUBKEYNOTMATCH: .serverCertificateUntrusted

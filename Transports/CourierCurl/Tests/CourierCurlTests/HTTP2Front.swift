@@ -10,7 +10,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// h2_front.py: nginx with TLS 1.3 and HTTP/2 in front of a test server, started for one
+/// The test server's h2_front.py: nginx with TLS 1.3 and HTTP/2 in front of a test server, started for one
 /// test and stopped by it. Its certificate is trusted only by transports made with
 /// ``transport(_:)``.
 struct HTTP2Front: Sendable {
@@ -24,7 +24,7 @@ struct HTTP2Front: Sendable {
     /// Starts a front for `server`; `http2: false` offers HTTP/1.1 only.
     static func start(for server: TestServer, http2: Bool = true) async throws -> HTTP2Front {
         let script = try await ScriptServer.start(
-            "h2_front.py", arguments: ["\(server.port)"] + (http2 ? [] : ["--http1-only"]))
+            script: Self.script, arguments: ["\(server.port)"] + (http2 ? [] : ["--http1-only"]))
         let fields = script.readyLine
         guard fields.count == 4, let port = Int(fields[1]) else {
             script.stop()
@@ -33,6 +33,12 @@ struct HTTP2Front: Sendable {
         return HTTP2Front(
             port: port, pin: String(fields[2]), certificate: URL(fileURLWithPath: String(fields[3])), script: script)
     }
+
+    /// Tests/Server/h2_front.py, beside the test server it fronts.
+    static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Tests/Server/h2_front.py")
 
     /// `https://127.0.0.1:<port>/<path>` (or another host name for the same front).
     func url(_ path: String, host: String = "127.0.0.1") -> URL {

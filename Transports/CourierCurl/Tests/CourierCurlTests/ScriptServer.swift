@@ -12,7 +12,13 @@ struct ScriptServer: Sendable {
     private let input: Pipe
 
     static func start(_ name: String, arguments: [String] = []) async throws -> ScriptServer {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(name)
+        try await start(
+            script: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(name),
+            arguments: arguments)
+    }
+
+    /// Runs the Python script at `script` with `arguments`, until its `READY` line.
+    static func start(script: URL, arguments: [String] = []) async throws -> ScriptServer {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path] + arguments

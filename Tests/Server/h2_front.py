@@ -1,20 +1,25 @@
 #!/usr/bin/env python3
 """An HTTPS front for Courier's test server: nginx with TLS 1.3 and HTTP/2, proxying to it.
 
-    h2_front.py <upstream port> [--http1-only]
+    h2_front.py <upstream port> [--http1-only] [--cert CERT.pem --key KEY.pem]
 
 Makes a throw-away self-signed certificate for 127.0.0.1 and localhost in a temporary
-directory, starts nginx (from the distribution: .ci/run installs it) listening on an ephemeral
+directory (or uses the given one, so that many fronts share one trusted certificate), starts nginx (from the distribution: .ci/run installs it) listening on an ephemeral
 port of 127.0.0.1 with HTTP/2 on (`--http1-only`: off, to test the fall-back), proxying every
 request to http://127.0.0.1:<upstream port> without buffering either way, so the test server's
 trickles, delays and early ends reach the client as they happen. Prints one line:
 
     READY <port> <sha256//pin of its public key> <path of its certificate (PEM)>
+    PORT <port>
+
+(the second for TestServer's port reader). Used by CurlTransport's HTTP/2 tests, and by
+TestServer itself when COURIER_TEST_SERVER_FRONT names this script (see TestServer+Front.swift).
 
 Every response carries `X-Front-Protocol` (`HTTP/2.0` or `HTTP/1.1`): the protocol the client
 spoke. Exits, stopping nginx by its pid, when its standard input reaches end-of-file, so it
 never outlives the test.
 """
+import argparse
 import base64
 import hashlib
 import os
@@ -25,8 +30,14 @@ import sys
 import tempfile
 import time
 
-upstream = int(sys.argv[1])
-http2 = "--http1-only" not in sys.argv[2:]
+parser = argparse.ArgumentParser(description="nginx with TLS 1.3 and HTTP/2 before a test server")
+parser.add_argument("upstream", type=int, help="the test server's port on 127.0.0.1")
+parser.add_argument("--http1-only", action="store_true", help="offer HTTP/1.1 only (ALPN without h2)")
+parser.add_argument("--cert", help="a PEM certificate to serve instead of a new one")
+parser.add_argument("--key", help="the key of --cert")
+args = parser.parse_args()
+upstream = args.upstream
+http2 = not args.http1_only
 
 nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
 if nginx is None:
@@ -34,13 +45,14 @@ if nginx is None:
     sys.exit(1)
 
 directory = tempfile.mkdtemp(prefix="courier-h2-")
-key = os.path.join(directory, "key.pem")
-cert = os.path.join(directory, "cert.pem")
-subprocess.run(
-    ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-     "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
-     "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
-    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+key = args.key or os.path.join(directory, "key.pem")
+cert = args.cert or os.path.join(directory, "cert.pem")
+if not args.cert:
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+         "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 public_key = subprocess.run(["openssl", "x509", "-in", cert, "-pubkey", "-noout"], check=True,
                             capture_output=True).stdout
 der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "der"], input=public_key, check=True,
@@ -100,6 +112,12 @@ http {{
             proxy_redirect off;
             proxy_intercept_errors off;
         }}
+        # The server dropped the connection before a whole answer: reset the client's stream
+        # (or close its HTTP/1.1 connection), as the server did, rather than answer 502.
+        error_page 502 504 = @dropped;
+        location @dropped {{
+            return 444;
+        }}
     }}
 }}
 """
@@ -137,6 +155,7 @@ if process is None:
     sys.exit(1)
 
 print(f"READY {port} {pin} {cert}", flush=True)
+print(f"PORT {port}", flush=True)
 sys.stdin.read()
 process.terminate()
 try:
