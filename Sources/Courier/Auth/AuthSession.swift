@@ -29,9 +29,15 @@ import Foundation
 public actor AuthSession {
     /// Calls the token endpoint with the given token's refresh token and returns the new
     /// token.
-    public typealias RefreshClosure = @Sendable (OAuthToken) async throws -> OAuthToken
-    /// Gets a first token with no user action (anonymous or client-credentials sessions).
-    public typealias AcquireClosure = @Sendable () async throws -> OAuthToken
+    ///
+    /// The closure runs where it was written: one written in main-actor code (the default in
+    /// a new app target) runs on the main actor, so it may use the app's main-actor targets
+    /// and providers; one written outside any actor runs on the global executor. The session
+    /// awaits it from a task of its own.
+    public typealias RefreshClosure = @isolated(any) @Sendable (OAuthToken) async throws -> OAuthToken
+    /// Gets a first token with no user action (anonymous or client-credentials sessions). It
+    /// runs where it was written, as ``RefreshClosure`` does.
+    public typealias AcquireClosure = @isolated(any) @Sendable () async throws -> OAuthToken
 
     private nonisolated let store: any TokenStore
     private nonisolated let refreshClosure: RefreshClosure
@@ -68,8 +74,10 @@ public actor AuthSession {
     ///     A negative time-out fails waiters at once, `.infinity` never; NaN counts as 30.
     public init(
         store: any TokenStore = InMemoryTokenStore(),
-        refresh: @escaping RefreshClosure,
-        acquire: AcquireClosure? = nil,
+        // Inheriting the caller's isolation is what lets an app's closure, written in
+        // main-actor code, use the app's main-actor targets (as `Task.init` does).
+        @_inheritActorContext refresh: @escaping RefreshClosure,
+        @_inheritActorContext acquire: AcquireClosure? = nil,
         now: @escaping @Sendable () -> Date = { Date() },
         refreshWindow: RefreshWindow? = RefreshWindow(),
         refreshTimeout: TimeInterval = 30
