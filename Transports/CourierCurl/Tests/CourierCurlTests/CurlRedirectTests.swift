@@ -116,7 +116,9 @@ struct CurlRedirectTests {
         let start = clock.now
         let echo = try await transport.send(URL(string: "http://127.0.0.1:\(port)/start")!).echo()
         #expect(echo.path == "/echo")
-        #expect(clock.now - start < .seconds(5))
+        // The body never ends: that the answer came at all proves the hop was cut short; the
+        // bound only catches a transport that reads on for a long while first.
+        #expect(clock.now - start < .seconds(60))
     }
 }
 
