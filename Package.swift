@@ -95,7 +95,7 @@ let whenCurl = TargetDependencyCondition.when(traits: [curlTrait])
 package.traits.insert(
     .trait(
         name: curlTrait,
-        description: "CurlTransport (product CourierCurl): a libcurl transport for Linux services; needs libcurl's headers."
+        description: "CurlTransport (product CourierCurl), a libcurl transport; needs libcurl's headers."
     ))
 package.products.append(.library(name: "CourierCurl", targets: ["CourierCurl"]))
 let curlTargets: [Target] = [
