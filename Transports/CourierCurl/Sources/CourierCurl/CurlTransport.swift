@@ -36,6 +36,12 @@ import FoundationNetworking
 ///   `URLError(.networkConnectionLost)` instead.
 /// - TLS is verified against the system's trust store, and a public key can be pinned
 ///   (``Configuration/pinnedPublicKey``), which `URLSession` on Linux cannot do.
+/// - HTTPS negotiates HTTP/2 by ALPN (HTTP/1.1 when the server offers nothing else), and
+///   concurrent requests to one host share one HTTP/2 connection.
+/// - Connections are limited per host and in all (``Configuration/maximumConnectionsPerHost``,
+///   ``Configuration/maximumConnections``): requests past the limits wait for a connection.
+/// - A request without its own `User-Agent` or `Accept-Language` gets
+///   ``defaultUserAgent`` and ``defaultAcceptLanguage``.
 ///
 /// Progress callbacks run on the transport's thread: keep them short.
 public final class CurlTransport: HTTPTransport {
