@@ -16,10 +16,18 @@ public struct Endpoint: Sendable {
     /// Builds the sample response for a stubbed request.
     public typealias SampleResponseClosure = @Sendable () -> EndpointSampleResponse
 
-    /// The absolute URL string.
+    /// The absolute URL string. A relative one (`"users/1"`) fails the request with
+    /// ``CourierError/requestMapping(_:)``, stubbed or not.
     public let url: String
     /// What a stub answers with.
-    public let sampleResponseClosure: SampleResponseClosure
+    public var sampleResponseClosure: SampleResponseClosure {
+        switch sample {
+        case .closure(let closure): closure
+        case .sampleData(let target): { .networkResponse(200, target.sampleData) }
+        }
+    }
+    /// Where the sample response comes from.
+    let sample: SampleSource
     /// The HTTP method.
     public let method: HTTPMethod
     /// What the request carries.
@@ -34,6 +42,9 @@ public struct Endpoint: Sendable {
     var isChecked = false
 
     /// Creates an endpoint.
+    ///
+    /// `url` must be absolute, also for a stubbed request (Moya accepts a relative one there):
+    /// make it from the target with `URL(target: target).absoluteString`.
     public init(
         url: String,
         sampleResponseClosure: @escaping SampleResponseClosure,
@@ -42,14 +53,14 @@ public struct Endpoint: Sendable {
         httpHeaderFields: [String: String]?
     ) {
         self.init(
-            url: url, parsedURL: nil, sampleResponseClosure: sampleResponseClosure, method: method, task: task,
+            url: url, parsedURL: nil, sample: .closure(sampleResponseClosure), method: method, task: task,
             httpHeaderFields: httpHeaderFields)
     }
 
     /// Creates an endpoint for `url`, keeping the parsed URL for ``urlRequest()``.
     init(
         url: URL,
-        sampleResponseClosure: @escaping SampleResponseClosure,
+        sample: SampleSource,
         method: HTTPMethod,
         task: RequestTask,
         httpHeaderFields: [String: String]?
@@ -57,22 +68,21 @@ public struct Endpoint: Sendable {
         // A relative URL would be resolved by `absoluteString`: keep only absolute ones, which
         // parse back to the same URL.
         self.init(
-            url: url.absoluteString, parsedURL: url.baseURL == nil ? url : nil,
-            sampleResponseClosure: sampleResponseClosure, method: method, task: task,
-            httpHeaderFields: httpHeaderFields)
+            url: url.absoluteString, parsedURL: url.baseURL == nil ? url : nil, sample: sample, method: method,
+            task: task, httpHeaderFields: httpHeaderFields)
     }
 
     private init(
         url: String,
         parsedURL: URL?,
-        sampleResponseClosure: @escaping SampleResponseClosure,
+        sample: SampleSource,
         method: HTTPMethod,
         task: RequestTask,
         httpHeaderFields: [String: String]?
     ) {
         self.url = url
         self.parsedURL = parsedURL
-        self.sampleResponseClosure = sampleResponseClosure
+        self.sample = sample
         self.method = method
         self.task = task
         self.httpHeaderFields = httpHeaderFields
@@ -82,15 +92,15 @@ public struct Endpoint: Sendable {
     /// name.
     public func adding(newHTTPHeaderFields: [String: String]) -> Endpoint {
         Endpoint(
-            url: url, parsedURL: parsedURL, sampleResponseClosure: sampleResponseClosure, method: method,
-            task: task, httpHeaderFields: add(httpHeaderFields: newHTTPHeaderFields))
+            url: url, parsedURL: parsedURL, sample: sample, method: method, task: task,
+            httpHeaderFields: add(httpHeaderFields: newHTTPHeaderFields))
     }
 
     /// A copy with `task` instead of this endpoint's task.
     public func replacing(task: RequestTask) -> Endpoint {
         Endpoint(
-            url: url, parsedURL: parsedURL, sampleResponseClosure: sampleResponseClosure, method: method,
-            task: task, httpHeaderFields: httpHeaderFields)
+            url: url, parsedURL: parsedURL, sample: sample, method: method, task: task,
+            httpHeaderFields: httpHeaderFields)
     }
 
     private func add(httpHeaderFields headers: [String: String]?) -> [String: String]? {
