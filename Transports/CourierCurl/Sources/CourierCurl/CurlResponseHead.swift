@@ -1,7 +1,10 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The status line and header fields of a response, as libcurl hands them over line by
@@ -147,3 +150,5 @@ struct CurlResponseHead {
         return joined
     }
 }
+
+#endif

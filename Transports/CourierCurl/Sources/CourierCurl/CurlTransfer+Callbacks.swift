@@ -1,8 +1,15 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import CCurl
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 // libcurl's callbacks, on the loop thread (inside curl_multi_perform). Each gets the
@@ -38,6 +45,13 @@ let curlSeekCallback: courier_curl_seek_callback = { userdata, offset, origin in
 let curlPrereqCallback: courier_curl_prereq_callback = { userdata, _, _, _, _ in
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
     return transfer.willSendRequest() ? courier_curl_prereqfunc_ok : courier_curl_prereqfunc_abort
+}
+
+/// libcurl needs a socket for a new connection.
+let curlOpenSocketCallback: courier_curl_opensocket_callback = { userdata, _, address in
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
+    guard let address else { return courier_curl_socket_bad }
+    return transfer.openSocket(address.pointee)
 }
 
 extension CurlTransfer {
@@ -162,6 +176,18 @@ extension CurlTransfer {
         return courier_curl_seekfunc_ok
     }
 
+    /// A socket for libcurl's new connection, closed on exec. When the process (or the
+    /// system) is out of descriptors, ``failure`` says so: libcurl itself would report only
+    /// that it could not connect, which reads as the server's fault and is retried.
+    func openSocket(_ address: curl_sockaddr) -> curl_socket_t {
+        let socket = Glibc.socket(address.family, address.socktype | Int32(SOCK_CLOEXEC.rawValue), address.protocol)
+        if socket < 0, let exhausted = CurlErrors.descriptorExhaustion(errno: errno) {
+            failure = urlError(
+                .cannotLoadFromNetwork, exhausted, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EMFILE))
+        }
+        return socket < 0 ? courier_curl_socket_bad : socket
+    }
+
     func willSendRequest() -> Bool {
         sendAttempts += 1
         // A second attempt is libcurl retrying on a fresh connection after a reused one
@@ -173,13 +199,13 @@ extension CurlTransfer {
         return true
     }
 
-    func urlError(_ code: URLError.Code, _ description: String) -> URLError {
-        URLError(
-            code,
-            userInfo: [
-                NSLocalizedDescriptionKey: "\(hop.method) \(CurlErrors.redacted(hop.url)): \(description)",
-                NSURLErrorFailingURLErrorKey: hop.url,
-            ])
+    func urlError(_ code: URLError.Code, _ description: String, underlying: (any Error)? = nil) -> URLError {
+        var userInfo: [String: Any] = [
+            NSLocalizedDescriptionKey: "\(hop.method) \(CurlErrors.redacted(hop.url)): \(description)",
+            NSURLErrorFailingURLErrorKey: hop.url,
+        ]
+        if let underlying { userInfo[NSUnderlyingErrorKey] = underlying }
+        return URLError(code, userInfo: userInfo)
     }
 
     private func tooLarge() -> URLError {
@@ -190,3 +216,5 @@ extension CurlTransfer {
         urlError(.networkConnectionLost, "The connection was lost after the request was sent; it was not sent again.")
     }
 }
+
+#endif
