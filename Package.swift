@@ -136,7 +136,9 @@ let curlTargets: [Target] = [
     // `scripts/bench` runs it after the root benchmark (see BENCHMARKS.md). Not part of `swift test`.
     .executableTarget(
         name: "CourierCurlBenchmarks",
-        dependencies: ["Courier", .target(name: "CourierCurl", condition: whenCurl)],
+        dependencies: [
+            "Courier", .target(name: "CourierCurl", condition: whenCurl), .target(name: "CCurl", condition: whenCurl),
+        ],
         path: "Transports/CourierCurl/Benchmarks/CourierCurlBenchmarks"
     ),
 ]

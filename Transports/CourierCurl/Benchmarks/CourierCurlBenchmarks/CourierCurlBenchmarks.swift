@@ -6,6 +6,7 @@ import Foundation
 import CourierCurl
 
 /// `CourierCurlBenchmarks --nginx-port PORT [--tls-port PORT --certificate PEM] [--quick] [--json FILE]`
+/// `CourierCurlBenchmarks --nginx-port PORT --profile CLIENT:MODE [--requests N]`
 ///
 /// The loopback scenario of the root package's CourierBenchmarks, through ``CurlTransport``:
 /// raw `URLSession.data(for:)`, Courier's `Provider` on `URLSessionTransport`, and `Provider`
@@ -15,6 +16,10 @@ import CourierCurl
 /// arranges in a mount namespace of this process's own). `scripts/bench` builds it with the
 /// `CurlTransport` trait, runs it after the root benchmark and merges its keys into the same
 /// JSON file.
+///
+/// `--profile curl:sequential` (or `libcurl`, `raw`, `courier`; `concurrent`; `https-curl:…` for
+/// the HTTPS run) runs one client alone, for `perf record` or a quick A/B: N requests after a
+/// warm-up, then its throughput, CPU and context switches per request.
 @main
 enum CourierCurlBenchmarks {
     static func main() async {
@@ -24,6 +29,8 @@ enum CourierCurlBenchmarks {
         var certificate = environment["COURIER_BENCH_NGINX_CERTIFICATE"]
         var quick = false
         var jsonPath: String?
+        var profile: String?
+        var profileRequests = 20_000
         var arguments = Array(CommandLine.arguments.dropFirst())[...]
         while let argument = arguments.popFirst() {
             switch argument {
@@ -32,6 +39,8 @@ enum CourierCurlBenchmarks {
             case "--nginx-port": port = arguments.popFirst().flatMap { Int($0) }
             case "--tls-port": tlsPort = arguments.popFirst().flatMap { Int($0) }
             case "--certificate": certificate = arguments.popFirst()
+            case "--profile": profile = arguments.popFirst()
+            case "--requests": profileRequests = arguments.popFirst().flatMap { Int($0) } ?? profileRequests
             default:
                 FileHandle.standardError.write(Data("error: unknown argument \(argument)\n".utf8))
                 exit(2)
@@ -46,7 +55,7 @@ enum CourierCurlBenchmarks {
         var scenarios = [
             CurlLoopbackScenario(
                 base: URL(string: "http://127.0.0.1:\(port)")!, prefix: "loopback", label: "Loopback, curl",
-                curlConfiguration: CurlTransport.Configuration(), status: status,
+                curlConfiguration: CurlTransport.Configuration(), status: status, targets: (5, 9),
                 sequentialRounds: quick ? 6 : 25, sequentialPerRound: quick ? 100 : 200,
                 concurrentRounds: quick ? 4 : 10, concurrentPerRound: quick ? 250 : 500)
         ]
@@ -56,9 +65,13 @@ enum CourierCurlBenchmarks {
             scenarios.append(
                 CurlLoopbackScenario(
                     base: URL(string: "https://127.0.0.1:\(tlsPort)")!, prefix: "https", label: "HTTPS h2, curl",
-                    curlConfiguration: configuration, status: status,
+                    curlConfiguration: configuration, status: status, targets: (3, 5),
                     sequentialRounds: quick ? 6 : 25, sequentialPerRound: quick ? 100 : 200,
                     concurrentRounds: quick ? 4 : 10, concurrentPerRound: quick ? 250 : 500))
+        }
+        if let profile {
+            await Profile.run(profile, requests: profileRequests, scenarios: scenarios)
+            exit(0)
         }
         var failures = 0
         do {

@@ -9,8 +9,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The loopback scenario through three clients, in interleaved rounds (a busy spell of the
-/// machine then spoils few rounds, and all clients alike): throughput ratios round by round,
+/// The loopback scenario through four clients — raw `URLSession`, `Provider` on each transport,
+/// and a plain libcurl loop without Courier (the limit) — in interleaved rounds (a busy spell
+/// of the machine then spoils few rounds, and all clients alike): throughput ratios round by round,
 /// the process's CPU time per request for each client, and (when nginx's `stub_status` is
 /// given) the connections each client opened.
 ///
@@ -26,14 +27,18 @@ struct CurlLoopbackScenario {
     let curlConfiguration: CurlTransport.Configuration
     /// nginx's `stub_status`, to count the connections each client opened; `nil`: not counted.
     let status: NginxStatus?
+    /// The ratios to raw URLSession that CurlTransport should reach.
+    let targets: (sequential: Double, concurrent: Double)
     let sequentialRounds: Int
     let sequentialPerRound: Int
     let concurrentRounds: Int
     let concurrentPerRound: Int
     let inFlight = 32
 
-    static let sequentialTarget = 3.0
-    static let concurrentTarget = 5.0
+    /// `value` with its decimals only when it has some.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
 
     struct Result {
         var table = ""
@@ -41,14 +46,43 @@ struct CurlLoopbackScenario {
         var failures = 0
     }
 
-    /// One client: fetches the small JSON document once, counting a wrong answer as a failure.
-    typealias Client = @Sendable () async -> Bool
+    /// One client's rounds: `sequential(n)` sends n requests one after the other,
+    /// `concurrent(n, width)` n requests with `width` in flight; each returns its failures.
+    struct Client: Sendable {
+        let name: String
+        let sequential: @Sendable (Int) async -> Int
+        let concurrent: @Sendable (Int, Int) async -> Int
 
-    func run() async throws -> Result {
-        let expected = #"{"id":42,"name":"Ada Lovelace","email":"ada@example.org"}"#.utf8.count
+        /// A client made of one request (`true` when the answer is right), sent from Swift tasks.
+        init(_ name: String, once: @escaping @Sendable () async -> Bool) {
+            self.name = name
+            sequential = { count in
+                var failed = 0
+                for _ in 0..<count where await !once() { failed += 1 }
+                return failed
+            }
+            concurrent = { count, width in await CurlLoopbackScenario.concurrent(total: count, width: width, once) }
+        }
+
+        init(
+            _ name: String, sequential: @escaping @Sendable (Int) async -> Int,
+            concurrent: @escaping @Sendable (Int, Int) async -> Int
+        ) {
+            self.name = name
+            self.sequential = sequential
+            self.concurrent = concurrent
+        }
+    }
+
+    /// The small JSON document's length.
+    static let expectedLength = #"{"id":42,"name":"Ada Lovelace","email":"ada@example.org"}"#.utf8.count
+
+    /// The clients, in their first round's order.
+    func clients() -> [Client] {
+        let expected = Self.expectedLength
         let session = URLSession(configuration: URLSessionTransport.defaultConfiguration())
         let url = base.appendingPathComponent("small.json")
-        let raw: Client = {
+        let raw = Client("raw") {
             var request = URLRequest(url: url)
             request.httpMethod = "GET"
             request.setValue("application/json", forHTTPHeaderField: "Accept")
@@ -58,18 +92,24 @@ struct CurlLoopbackScenario {
         let courierURLSession = Provider<SmallJSON>()
         let courierCurl = Provider<SmallJSON>(transport: CurlTransport(configuration: curlConfiguration))
         let target = SmallJSON(baseURL: base)
-        let viaURLSession: Client = {
+        let viaURLSession = Client("courier") {
             guard let response = try? await courierURLSession.request(target) else { return false }
             return response.statusCode == 200 && response.data.count == expected
         }
-        let viaCurl: Client = {
+        let viaCurl = Client("curl") {
             guard let response = try? await courierCurl.request(target) else { return false }
             return response.statusCode == 200 && response.data.count == expected
         }
-        let clients: [(name: String, client: Client)] = [
-            ("raw", raw), ("courier", viaURLSession), ("curl", viaCurl),
-        ]
+        let plain = PlainCurlClient(
+            url: url, expectedLength: expected, certificateAuthorities: curlConfiguration.certificateAuthorities)
+        let libcurl = Client(
+            "libcurl", sequential: { await plain.sequential($0) }, concurrent: { await plain.concurrent($0, width: $1) }
+        )
+        return [raw, viaURLSession, viaCurl, libcurl]
+    }
 
+    func run() async throws -> Result {
+        let clients = clients()
         var failures = 0
         // The connections each client opened, from its first request (cold, 32 at once) to
         // its last: nginx's count of accepted connections around each of its turns.
@@ -81,43 +121,35 @@ struct CurlLoopbackScenario {
             return failed
         }
         // Warm-up: connections, lazy state of every stack.
-        for (name, client) in clients {
-            failures += await counting(name) {
-                var failed = await Self.concurrent(total: 500, width: inFlight, client)
-                for _ in 0..<200 where await !client() { failed += 1 }
-                return failed
+        for client in clients {
+            failures += await counting(client.name) {
+                await client.concurrent(500, inFlight) + client.sequential(200)
             }
         }
 
         var sequential: [String: [Sample]] = [:]
         // The clients take turns, in an order that rotates every round (A B C, B C A, C A B).
-        func rotated(_ round: Int) -> [(name: String, client: Client)] {
+        func rotated(_ round: Int) -> [Client] {
             let start = round % clients.count
-            let head: [(name: String, client: Client)] = Array(clients[start...])
-            let tail: [(name: String, client: Client)] = Array(clients[..<start])
-            return head + tail
+            return Array(clients[start...]) + Array(clients[..<start])
         }
         for round in 0..<sequentialRounds {
-            for (name, client) in rotated(round) {
+            for client in rotated(round) {
                 let sample = await Sample.measure(requests: sequentialPerRound) {
-                    await counting(name) {
-                        var failed = 0
-                        for _ in 0..<sequentialPerRound where await !client() { failed += 1 }
-                        return failed
-                    }
+                    await counting(client.name) { await client.sequential(sequentialPerRound) }
                 }
                 failures += sample.failures
-                sequential[name, default: []].append(sample)
+                sequential[client.name, default: []].append(sample)
             }
         }
         var concurrent: [String: [Sample]] = [:]
         for round in 0..<concurrentRounds {
-            for (name, client) in rotated(round) {
+            for client in rotated(round) {
                 let sample = await Sample.measure(requests: concurrentPerRound) {
-                    await counting(name) { await Self.concurrent(total: concurrentPerRound, width: inFlight, client) }
+                    await counting(client.name) { await client.concurrent(concurrentPerRound, inFlight) }
                 }
                 failures += sample.failures
-                concurrent[name, default: []].append(sample)
+                concurrent[client.name, default: []].append(sample)
             }
         }
 
@@ -134,8 +166,17 @@ struct CurlLoopbackScenario {
         result.add("\(prefix)_curl_concurrent_ratio", concRatio)
         result.add("\(prefix)_curl_vs_courier_urlsession_sequential", seqVsCourier)
         result.add("\(prefix)_curl_vs_courier_urlsession_concurrent", concVsCourier)
+        // The limit: libcurl alone, and how close CurlTransport comes to it.
+        let seqLimit = ratio(sequential, "libcurl", "raw")
+        let concLimit = ratio(concurrent, "libcurl", "raw")
+        let seqOfLimit = ratio(sequential, "curl", "libcurl")
+        let concOfLimit = ratio(concurrent, "curl", "libcurl")
+        result.add("\(prefix)_plain_libcurl_sequential_ratio", seqLimit)
+        result.add("\(prefix)_plain_libcurl_concurrent_ratio", concLimit)
+        result.add("\(prefix)_curl_vs_plain_libcurl_sequential", seqOfLimit)
+        result.add("\(prefix)_curl_vs_plain_libcurl_concurrent", concOfLimit)
         for (mode, samples) in [("sequential", sequential), ("concurrent", concurrent)] {
-            for (name, _) in clients {
+            for name in clients.map(\.name) {
                 let series = samples[name]!
                 result.add("\(prefix)_curl_run_\(name)_\(mode)_rps", Summary(series.map(\.requestsPerSecond)))
                 result.add("\(prefix)_cpu_us_per_request_\(name)_\(mode)", Summary(series.map(\.cpuMicroseconds)))
@@ -146,7 +187,7 @@ struct CurlLoopbackScenario {
         }
         result.values.append(("\(prefix)_curl_failures", Double(failures)))
         result.values.append(("\(prefix)_curl_in_flight", Double(inFlight)))
-        for (name, _) in clients {
+        for name in clients.map(\.name) {
             if let opened = connections[name] {
                 result.values.append(("\(prefix)_connections_\(name)", Double(opened)))
             }
@@ -168,19 +209,28 @@ struct CurlLoopbackScenario {
             rows.append(("raw URLSession.data(for:), \(mode) (\(count))", rps("raw", samples), "", ""))
             rows.append(("Courier + URLSessionTransport, \(mode)", rps("courier", samples), "", ""))
             rows.append(("Courier + CurlTransport, \(mode)", rps("curl", samples), "", ""))
-            let ratio = mode == "sequential" ? seqRatio : concRatio
-            let target = mode == "sequential" ? Self.sequentialTarget : Self.concurrentTarget
+            rows.append(("plain libcurl loop (the limit), \(mode)", rps("libcurl", samples), "", ""))
+            let isSequential = mode == "sequential"
+            let ratio = isSequential ? seqRatio : concRatio
+            let target = isSequential ? targets.sequential : targets.concurrent
             rows.append(
                 (
-                    "  CurlTransport / raw", ratio.formatted(2, unit: "×"), "≥ \(Int(target))×",
+                    "  CurlTransport / raw", ratio.formatted(2, unit: "×"), "≥ \(Self.number(target))×",
                     ratio.median >= target ? "met" : "MISSED"
                 ))
-            for name in ["raw", "courier", "curl"] {
+            rows.append(
+                ("  plain libcurl / raw", (isSequential ? seqLimit : concLimit).formatted(2, unit: "×"), "", ""))
+            rows.append(
+                (
+                    "  CurlTransport / plain libcurl",
+                    (isSequential ? seqOfLimit : concOfLimit).formatted(2, unit: "×"), "", ""
+                ))
+            for name in clients.map(\.name) {
                 rows.append(("  CPU per request, \(name), \(mode)", cpu(name, samples), "", ""))
             }
         }
         if status != nil {
-            for name in ["raw", "courier", "curl"] {
+            for name in clients.map(\.name) {
                 let opened = connections[name].map(String.init) ?? "?"
                 let target = name == "curl" && prefix == "https" ? "1" : ""
                 let verdict = target.isEmpty ? "" : (connections[name] == 1 ? "met" : "MISSED")
@@ -193,13 +243,14 @@ struct CurlLoopbackScenario {
             "\n\n\(label) through CurlTransport: \(sequentialRounds) interleaved rounds of \(sequentialPerRound) "
             + "sequential requests and \(concurrentRounds) of \(concurrentPerRound) with \(inFlight) in flight, per client, "
             + "in rotating order; ratios round by round; "
-            + "raw = URLSession.data(for:) with Courier's configuration; CPU = the process's user + system time "
+            + "raw = URLSession.data(for:) with Courier's configuration; plain libcurl = one easy handle reused "
+            + "in a C-like loop (\(inFlight) on one multi handle in flight); CPU = the process's user + system time "
             + "per request during the client's rounds."
         return result
     }
 
     /// Runs `total` calls of `client` with `width` in flight; returns the failures.
-    static func concurrent(total: Int, width: Int, _ client: @escaping Client) async -> Int {
+    static func concurrent(total: Int, width: Int, _ client: @escaping @Sendable () async -> Bool) async -> Int {
         await withTaskGroup(of: Int.self) { group in
             for worker in 0..<width {
                 let share = total / width + (worker < total % width ? 1 : 0)
