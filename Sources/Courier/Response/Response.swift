@@ -28,22 +28,39 @@ public struct Response: Sendable, Equatable, CustomDebugStringConvertible {
     /// reference count instead of one per field.
     private let storage: Storage
 
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+
     private final class Storage: Sendable {
         let statusCode: Int
         let data: Data
         let request: URLRequest?
-        let response: HTTPURLResponse?
+        let head: Head
         let fileURL: URL?
         let metrics: TransferMetrics?
 
+        /// The HTTP response, or how to build it the first time it is read.
+        enum Head: Sendable {
+            case built(HTTPURLResponse?)
+            case deferred(DeferredHTTPResponse)
+        }
+
+        var response: HTTPURLResponse? {
+            switch head {
+            case .built(let response): response
+            case .deferred(let deferred): deferred.value
+            }
+        }
+
         init(
-            statusCode: Int, data: Data, request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?,
+            statusCode: Int, data: Data, request: URLRequest?, head: Head, fileURL: URL?,
             metrics: TransferMetrics?
         ) {
             self.statusCode = statusCode
             self.data = data
             self.request = request
-            self.response = response
+            self.head = head
             self.fileURL = fileURL
             self.metrics = metrics
         }
@@ -64,16 +81,30 @@ public struct Response: Sendable, Equatable, CustomDebugStringConvertible {
         response: HTTPURLResponse? = nil, fileURL: URL? = nil, metrics: TransferMetrics? = nil
     ) {
         storage = Storage(
-            statusCode: statusCode, data: data, request: request, response: response, fileURL: fileURL,
+            statusCode: statusCode, data: data, request: request, head: .built(response), fileURL: fileURL,
             metrics: metrics)
+    }
+
+    /// A response whose HTTP response is built only when ``response`` is first read: for a
+    /// transport of this package whose callers mostly read the status and the body alone
+    /// (see ``DeferredHTTPResponse``).
+    package init(
+        statusCode: Int, data: Data, request: URLRequest?, deferredResponse: DeferredHTTPResponse,
+        fileURL: URL? = nil, metrics: TransferMetrics? = nil
+    ) {
+        storage = Storage(
+            statusCode: statusCode, data: data, request: request, head: .deferred(deferredResponse),
+            fileURL: fileURL, metrics: metrics)
     }
 
     /// This response with `metrics`, for a transport that measures after it has built the
     /// response (or a step that adds what it measured).
     public func withMetrics(_ metrics: TransferMetrics?) -> Response {
+        // The HTTP response is carried over as it is: a deferred one stays unbuilt.
         var copy = Response(
-            statusCode: statusCode, data: data, request: request, response: response, fileURL: fileURL,
-            metrics: metrics)
+            storage: Storage(
+                statusCode: statusCode, data: data, request: request, head: storage.head, fileURL: fileURL,
+                metrics: metrics))
         copy.rejection = rejection
         return copy
     }

@@ -44,6 +44,13 @@ static inline CURLcode courier_easy_setopt_prereq_callback(CURL *handle, courier
     return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
 }
 
+typedef int (*courier_curl_closesocket_callback)(void *userdata, curl_socket_t socket);
+
+static inline CURLcode courier_easy_setopt_closesocket_callback(CURL *handle,
+                                                                courier_curl_closesocket_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, callback);
+}
+
 typedef curl_socket_t (*courier_curl_opensocket_callback)(void *userdata, curlsocktype purpose,
                                                           struct curl_sockaddr *address);
 
@@ -67,6 +74,77 @@ static inline CURLcode courier_easy_getinfo_string(CURL *handle, CURLINFO info, 
 static inline CURLMcode courier_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
     return curl_multi_setopt(handle, option, value);
 }
+
+typedef int (*courier_curl_socket_callback)(CURL *easy, curl_socket_t socket, int what, void *userdata,
+                                            void *socketdata);
+typedef int (*courier_curl_timer_callback)(CURLM *multi, long timeout_ms, void *userdata);
+
+static inline CURLMcode courier_multi_setopt_socket_callback(CURLM *handle, courier_curl_socket_callback callback) {
+    return curl_multi_setopt(handle, CURLMOPT_SOCKETFUNCTION, callback);
+}
+
+static inline CURLMcode courier_multi_setopt_timer_callback(CURLM *handle, courier_curl_timer_callback callback) {
+    return curl_multi_setopt(handle, CURLMOPT_TIMERFUNCTION, callback);
+}
+
+static inline CURLMcode courier_multi_setopt_pointer(CURLM *handle, CURLMoption option, void *value) {
+    return curl_multi_setopt(handle, option, value);
+}
+
+#ifdef __linux__
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+// The loop's poller: epoll, whose set another thread may change while the loop waits on it
+// (a task that sends a request registers its socket without waking the loop), and an
+// eventfd that wakes it. `struct epoll_event` is packed on x86-64, so Swift never sees it.
+
+/// Watches `fd` for `events` (EPOLLIN, EPOLLOUT), adding it or changing what is watched.
+static inline int courier_poller_watch(int poller, int fd, uint32_t events) {
+    struct epoll_event event = {0};
+    event.events = events;
+    event.data.fd = fd;
+    if (epoll_ctl(poller, EPOLL_CTL_MOD, fd, &event) == 0) return 0;
+    return epoll_ctl(poller, EPOLL_CTL_ADD, fd, &event);
+}
+
+static inline int courier_poller_unwatch(int poller, int fd) {
+    return epoll_ctl(poller, EPOLL_CTL_DEL, fd, NULL);
+}
+
+/// Waits up to `timeout` ms; fills `fds` and `events` (at most `capacity`, at most 64) and
+/// returns how many are ready, or -1.
+static inline int courier_poller_wait(int poller, int *fds, uint32_t *events, int capacity, int timeout) {
+    struct epoll_event ready[64];
+    if (capacity > 64) capacity = 64;
+    int count = epoll_wait(poller, ready, capacity, timeout);
+    for (int index = 0; index < count; index++) {
+        fds[index] = ready[index].data.fd;
+        events[index] = ready[index].events;
+    }
+    return count;
+}
+
+static inline int courier_poller_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+static inline int courier_wakeup_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+static inline void courier_wakeup_signal(int fd) {
+    uint64_t one = 1;
+    ssize_t written = write(fd, &one, sizeof one);
+    (void)written;
+}
+
+static inline void courier_wakeup_drain(int fd) {
+    uint64_t count;
+    ssize_t read_bytes = read(fd, &count, sizeof count);
+    (void)read_bytes;
+}
+
+static const uint32_t courier_poll_in = EPOLLIN;
+static const uint32_t courier_poll_out = EPOLLOUT;
+static const uint32_t courier_poll_error = EPOLLERR | EPOLLHUP;
+#endif
 
 // Values of macros that Swift does not import (they are casts or expressions).
 static const int courier_curl_seekfunc_ok = CURL_SEEKFUNC_OK;

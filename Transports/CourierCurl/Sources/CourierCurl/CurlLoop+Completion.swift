@@ -9,69 +9,69 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The end of a hop: a response, a redirect to follow, or an error. Loop thread only.
+/// The end of a hop: a response, a redirect to follow, or an error. Under the driver lock.
 extension CurlLoop {
-    func complete(_ transfer: CurlTransfer, result: CURLcode, multi: UnsafeMutableRawPointer) {
+    func complete(_ transfer: CurlTransfer, result: CURLcode) {
         if transfer.followsAtOnce {
-            follow(transfer, multi: multi)
+            follow(transfer)
             return
         }
         guard result == CURLE_OK else {
             let error = transfer.failure ?? curlError(result, transfer)
-            release(transfer, multi: multi, added: true, keepDownload: false)
+            release(transfer, added: true, keepDownload: false)
             finish(transfer, with: .failure(error))
             return
         }
         guard transfer.head.isComplete else {
-            release(transfer, multi: multi, added: true, keepDownload: false)
+            release(transfer, added: true, keepDownload: false)
             finish(
                 transfer, with: .failure(transfer.urlError(.badServerResponse, "The response has no complete header.")))
             return
         }
         if transfer.discardsBody {
-            follow(transfer, multi: multi)
+            follow(transfer)
             return
         }
-        respond(transfer, multi: multi)
+        respond(transfer)
     }
 
     /// Ends the transfer with the response that arrived.
-    private func respond(_ transfer: CurlTransfer, multi: UnsafeMutableRawPointer) {
-        let head = transfer.head
-        guard
-            let httpResponse = HTTPURLResponse(
-                url: transfer.hop.url, statusCode: head.statusCode, httpVersion: head.httpVersion,
-                headerFields: head.headerFields)
-        else {
-            release(transfer, multi: multi, added: true, keepDownload: false)
-            finish(transfer, with: .failure(transfer.urlError(.badServerResponse, "The response is not HTTP.")))
-            return
-        }
-        let download = transfer.download
+    ///
+    /// The `HTTPURLResponse` is built when it is first read, off this thread (and not at all
+    /// for a caller that reads only the status and the body): corelibs' initializer costs
+    /// more than the rest of a loopback request.
+    private func respond(_ transfer: CurlTransfer) {
         var downloadedFile: URL?
-        if let download {
+        if let download = transfer.download {
             do {
                 try download.finish()
                 downloadedFile = download.url
             } catch {
-                release(transfer, multi: multi, added: true, keepDownload: false)
+                release(transfer, added: true, keepDownload: false)
                 finish(transfer, with: .failure(error))
                 return
             }
         }
+        if let easy = transfer.easy { transfer.metrics.add(hopOn: easy, url: transfer.hop.url) }
+        let head = transfer.head
+        let url = transfer.hop.url
         let response = Response(
             statusCode: head.statusCode, data: transfer.data, request: transfer.plan.originalRequest,
-            response: httpResponse)
-        release(transfer, multi: multi, added: true, keepDownload: true)
-        finish(
-            transfer,
-            with: .success(.init(response: response, httpResponse: httpResponse, downloadedFile: downloadedFile)))
+            deferredResponse: DeferredHTTPResponse {
+                HTTPURLResponse(
+                    url: url, statusCode: head.statusCode, httpVersion: head.httpVersion,
+                    headerFields: head.headerFields)
+            },
+            metrics: transfer.metrics.metrics(redirects: transfer.redirectCount))
+        release(transfer, added: true, keepDownload: true)
+        finish(transfer, with: .success(.init(response: response, downloadedFile: downloadedFile)))
     }
 
     /// Sends the transfer on to its `Location`, as the redirect rules say.
-    private func follow(_ transfer: CurlTransfer, multi: UnsafeMutableRawPointer) {
-        guard let target = transfer.redirectTarget else { return respond(transfer, multi: multi) }
-        release(transfer, multi: multi, added: true, keepDownload: false)
+    private func follow(_ transfer: CurlTransfer) {
+        guard let target = transfer.redirectTarget else { return respond(transfer) }
+        if let easy = transfer.easy { transfer.metrics.add(hopOn: easy, url: transfer.hop.url) }
+        release(transfer, added: true, keepDownload: false)
         guard transfer.redirectCount < transfer.plan.maximumRedirects else {
             finish(
                 transfer,
@@ -83,7 +83,7 @@ extension CurlLoop {
         transfer.redirectCount += 1
         transfer.hop = CurlRedirect.nextHop(after: transfer.hop, status: transfer.head.statusCode, to: target)
         transfer.resetForNextHop()
-        begin(transfer, multi: multi, now: CurlClock.now())
+        begin(transfer, now: CurlClock.now())
     }
 
     private func curlError(_ result: CURLcode, _ transfer: CurlTransfer) -> URLError {
@@ -129,7 +129,7 @@ enum CurlRedirect {
     /// 3xx is then the answer, as with `URLSessionTransport` (`CrossOriginRedirect`).
     static func carriesCredentialAway(after hop: CurlTransfer.Hop, status: Int, to target: URL) -> Bool {
         guard CrossOriginRedirect.isCrossOrigin(from: hop.url, to: target) else { return false }
-        let contentType = hop.headers.first { $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame }?.value
+        let contentType = hop.headers.first { CurlASCII.equal($0.name, "Content-Type") }?.value
         switch nextHop(after: hop, status: status, to: target).body {
         case .none: return false
         case .data(let body): return CrossOriginRedirect.bodyCarriesCredential(body, contentType: contentType)

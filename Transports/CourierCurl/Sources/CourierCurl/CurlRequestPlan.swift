@@ -54,7 +54,8 @@ struct CurlRequestPlan: @unchecked Sendable {
         transferDirectory: URL?
     ) throws {
         let urlRequest = request.urlRequest
-        guard let url = urlRequest.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        guard let url = urlRequest.url, let scheme = url.scheme,
+            CurlASCII.equal(scheme, "http") || CurlASCII.equal(scheme, "https")
         else { throw CurlTransportError.unsupportedURL(scheme: urlRequest.url?.scheme) }
         let method = urlRequest.httpMethod ?? "GET"
         guard Self.isToken(method) else { throw CurlTransportError.invalidMethod(method) }
@@ -66,7 +67,7 @@ struct CurlRequestPlan: @unchecked Sendable {
             }
             // libcurl frames the body itself; a caller's own framing could contradict it
             // (and smuggle a second request).
-            guard !Self.framingHeaders.contains(name.lowercased()) else { continue }
+            guard !Self.framingHeaders.contains(where: { CurlASCII.equal(name, $0) }) else { continue }
             headers.append((name, value))
         }
         // What URLSession adds when the request says nothing; the caller's own always wins.
@@ -74,7 +75,7 @@ struct CurlRequestPlan: @unchecked Sendable {
             ("User-Agent", configuration.userAgent), ("Accept-Language", configuration.acceptLanguage),
         ]
         where !(value ?? "").isEmpty
-            && !headers.contains(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame })
+            && !headers.contains(where: { CurlASCII.equal($0.name, name) })
         {
             headers.append((name, value ?? ""))
         }
@@ -111,7 +112,7 @@ struct CurlRequestPlan: @unchecked Sendable {
     }
 
     /// The headers that frame the body, which the transport sets itself.
-    static let framingHeaders: Set<String> = ["content-length", "transfer-encoding"]
+    static let framingHeaders = ["content-length", "transfer-encoding"]
 
     /// The longest time-out the transport honours: 30 days (libcurl counts milliseconds in
     /// a `long`; an unbounded conversion could overflow).

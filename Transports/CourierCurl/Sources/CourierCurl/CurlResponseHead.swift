@@ -12,7 +12,7 @@ import FoundationNetworking
 ///
 /// Lines are parsed as bytes (no Foundation string functions: this runs for every header of
 /// every response), and the fields the transport itself needs are picked out on the way.
-struct CurlResponseHead {
+struct CurlResponseHead: Sendable {
     /// The most header bytes one response may carry (libcurl bounds a single header).
     static let maximumSize = 1024 * 1024
     /// The most interim (1xx) heads before the answer.
@@ -72,17 +72,13 @@ struct CurlResponseHead {
         let name = Self.trimmed(text, 0, colon)
         guard !name.isEmpty else { return .invalid }
         let value = Self.string(Self.trimmed(text, colon + 1, text.count))
-        let nameString = Self.string(name)
-        fields.append((nameString, value))
-        switch nameString.lowercased() {
-        case "content-length" where contentLength == nil:
+        fields.append((Self.string(name), value))
+        if contentLength == nil, CurlASCII.equal(name, lowercase: "content-length") {
             contentLength = Int64(value).flatMap { $0 >= 0 ? $0 : nil }
-        case "content-encoding" where contentEncoding == nil:
+        } else if contentEncoding == nil, CurlASCII.equal(name, lowercase: "content-encoding") {
             contentEncoding = value
-        case "location" where location == nil:
+        } else if location == nil, CurlASCII.equal(name, lowercase: "location") {
             location = value
-        default:
-            break
         }
         return .more
     }

@@ -62,7 +62,7 @@ extension CurlTransfer {
 
     /// Returns `false` to stop the transfer (``failure`` says why).
     func takeHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
-        lastActivity = CurlClock.now()
+        lastActivity = poller?.now ?? CurlClock.now()
         switch head.take(line) {
         case .more:
             return true
@@ -113,7 +113,7 @@ extension CurlTransfer {
 
     /// Returns `false` to stop the transfer (``failure`` says why).
     func takeBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        lastActivity = CurlClock.now()
+        lastActivity = poller?.now ?? CurlClock.now()
         if discardsBody {
             // A redirect's body is dropped; a long one (a hostile server's endless body)
             // ends the hop early, and the redirect is followed all the same.
@@ -146,7 +146,7 @@ extension CurlTransfer {
     }
 
     func readUpload(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        lastActivity = CurlClock.now()
+        lastActivity = poller?.now ?? CurlClock.now()
         guard let upload else { return 0 }
         do {
             let count = try upload.read(into: buffer)
@@ -185,7 +185,9 @@ extension CurlTransfer {
             failure = urlError(
                 .cannotLoadFromNetwork, exhausted, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EMFILE))
         }
-        return socket < 0 ? courier_curl_socket_bad : socket
+        if socket < 0 { return courier_curl_socket_bad }
+        poller?.adopt(socket)
+        return socket
     }
 
     func willSendRequest() -> Bool {

@@ -64,6 +64,11 @@ extension CurlTransfer {
         set(CURLOPT_SEEKDATA, pointer: me)
         check(courier_easy_setopt_opensocket_callback(easy, curlOpenSocketCallback), CURLOPT_OPENSOCKETFUNCTION)
         set(CURLOPT_OPENSOCKETDATA, pointer: me)
+        // A connection outlives this transfer: its socket's close goes to the loop's poller.
+        if let poller {
+            check(courier_easy_setopt_closesocket_callback(easy, curlCloseSocketCallback), CURLOPT_CLOSESOCKETFUNCTION)
+            set(CURLOPT_CLOSESOCKETDATA, pointer: Unmanaged.passUnretained(poller).toOpaque())
+        }
         check(courier_easy_setopt_prereq_callback(easy, curlPrereqCallback), CURLOPT_PREREQFUNCTION)
         set(CURLOPT_PREREQDATA, pointer: me)
 
@@ -103,7 +108,7 @@ extension CurlTransfer {
             list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
         // libcurl would wait for a 100 Continue before a large body: a round trip for nothing.
-        if !hop.headers.contains(where: { $0.name.caseInsensitiveCompare("Expect") == .orderedSame }) {
+        if !hop.headers.contains(where: { CurlASCII.equal($0.name, "Expect") }) {
             list = curl_slist_append(list, "Expect:")
         }
         headerList = list

@@ -13,17 +13,16 @@ import FoundationNetworking
 /// one), what has arrived so far, and the continuation that gets the outcome.
 ///
 /// Before ``CurlLoop/submit(_:)`` only the sending task touches it; from then on only the
-/// loop thread does, in the loop itself and in libcurl's callbacks, except the cancellation
-/// flag (behind `cancellationLock`), which the task's cancellation handler sets.
+/// thread that drives libcurl does (the loop's driver lock held), in the loop and in libcurl's
+/// callbacks, except the cancellation flag (behind `cancellationLock`), which the task's
+/// cancellation handler sets.
 final class CurlTransfer: @unchecked Sendable {
-    // @unchecked: the fields are confined as described above (`submit`'s lock orders the
+    // @unchecked: the fields are confined as described above (the loop's locks order the
     // hand-over); `cancellationLock` guards `cancellationRequested`, the only shared field.
 
     /// A finished transfer: the response and, for a download, its complete temporary file.
-    struct Outcome: @unchecked Sendable {
-        // @unchecked: immutable; `HTTPURLResponse` is an immutable object.
+    struct Outcome: Sendable {
         let response: Response
-        let httpResponse: HTTPURLResponse
         let downloadedFile: URL?
     }
 
@@ -41,9 +40,14 @@ final class CurlTransfer: @unchecked Sendable {
     private let cancellationLock = NSLock()
     private var cancellationRequested = false
 
-    // Loop thread only, from here on.
+    // Under the loop's driver lock, from here on.
     var hop: Hop
     var redirectCount = 0
+    /// What the hops so far cost, for the response's metrics.
+    var metrics = CurlAttemptMetrics()
+    /// The loop's poller: the sockets libcurl opens for the transfer, and the time as of the
+    /// moment the driver lock was taken (for ``lastActivity``).
+    var poller: CurlPoller?
     /// When the request was handed to the loop (monotonic nanoseconds).
     var startedAt: UInt64 = 0
     /// When a byte last moved, or the hop started (monotonic nanoseconds).
@@ -84,6 +88,11 @@ final class CurlTransfer: @unchecked Sendable {
 
     var isCancellationRequested: Bool {
         cancellationLock.withLock { cancellationRequested }
+    }
+
+    /// When the transfer times out, unless a byte moves first (monotonic nanoseconds).
+    var deadline: UInt64 {
+        min(lastActivity &+ plan.idleTimeout, startedAt &+ UInt64(plan.resourceTimeout) &* 1_000_000)
     }
 
     /// Forgets what the previous hop received, for the next one.

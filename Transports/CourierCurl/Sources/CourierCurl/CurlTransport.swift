@@ -96,14 +96,19 @@ public final class CurlTransport: HTTPTransport {
         guard let file = outcome.downloadedFile, let destination = request.downloadDestination else {
             return outcome.response
         }
+        let response = outcome.response
+        // Built here, off the loop thread (corelibs never fails to build one).
+        guard let httpResponse = response.response else {
+            try? FileManager.default.removeItem(at: file)
+            throw URLError(.badServerResponse)
+        }
         // The transfer is complete: the file is placed even if the caller cancels now.
         let placed = try await CurlFileWork.run {
-            try DownloadPlacement.move(file, response: outcome.httpResponse, destination: destination)
+            try DownloadPlacement.move(file, response: httpResponse, destination: destination)
         }
-        let response = outcome.response
         return Response(
-            statusCode: response.statusCode, data: Data(), request: response.request, response: response.response,
-            fileURL: placed)
+            statusCode: response.statusCode, data: Data(), request: response.request, response: httpResponse,
+            fileURL: placed, metrics: response.metrics)
     }
 }
 

@@ -41,6 +41,10 @@ guard arguments.count == 4, let url = URL(string: arguments[1]), let requests = 
     FileHandle.standardError.write(Data("usage: CurlDescriptorProbe <url> <requests> <limit|free+N>\n".utf8))
     exit(2)
 }
+// The transport (its multi handle, poller and wake-up descriptor) exists before the count, so
+// that `free+N` leaves N descriptors for connections.
+let counter = SendCounter()
+let provider = Provider<Probe>(transport: CurlTransport(), retryPolicy: RetryPolicy(baseDelay: 0), plugins: [counter])
 let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
 let limitArgument = arguments[3]
 let limit =
@@ -53,8 +57,6 @@ guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &bound) == 0 else {
     exit(2)
 }
 
-let counter = SendCounter()
-let provider = Provider<Probe>(transport: CurlTransport(), retryPolicy: RetryPolicy(baseDelay: 0), plugins: [counter])
 let outcomes = await withTaskGroup(of: String?.self) { group in
     for _ in 0..<requests {
         group.addTask {
