@@ -9,10 +9,10 @@ import Foundation
 /// (before its handle is reset), for the response's `TransferMetrics`. Under the driver lock.
 ///
 /// libcurl's times are cumulative from the start of a hop (`CURLINFO_*_TIME_T`, in
-/// microseconds): the phases are their differences, clamped at 0 (a reused connection reports
-/// no look-up or connect of its own). A redirect the transport follows is part of the attempt:
-/// phases, totals and byte counts are summed over the hops, and the first byte is the
-/// answer's, counted from the start of the first hop.
+/// microseconds): the phases are their differences, clamped at 0, and 0 on a reused
+/// connection, which has no look-up, connect or handshake of its own. A redirect the transport
+/// follows is part of the attempt: phases, totals and byte counts are summed over the hops, and
+/// the first byte is the answer's, counted from the start of the first hop.
 struct CurlAttemptMetrics {
     private var lookup: Int64 = 0
     private var connect: Int64 = 0
@@ -35,18 +35,23 @@ struct CurlAttemptMetrics {
             var value = 0
             return courier_easy_getinfo_long(easy, info, &value) == CURLE_OK ? value : 0
         }
-        let lookedUp = value(CURLINFO_NAMELOOKUP_TIME_T)
-        let connected = max(lookedUp, value(CURLINFO_CONNECT_TIME_T))
-        let secured = value(CURLINFO_APPCONNECT_TIME_T)
-        lookup += lookedUp
-        connect += connected - lookedUp
-        if secured > 0 { handshake += max(0, secured - connected) }
+        let hopConnects = max(0, number(CURLINFO_NUM_CONNECTS))
+        connects += hopConnects
+        // On a reused connection libcurl's look-up timer only says when the connection was
+        // picked: the hop had no look-up, connect or handshake of its own.
+        if hopConnects > 0 {
+            let lookedUp = value(CURLINFO_NAMELOOKUP_TIME_T)
+            let connected = max(lookedUp, value(CURLINFO_CONNECT_TIME_T))
+            let secured = value(CURLINFO_APPCONNECT_TIME_T)
+            lookup += lookedUp
+            connect += connected - lookedUp
+            if secured > 0 { handshake += max(0, secured - connected) }
+        }
         if !usedTLS, url.scheme?.lowercased() == "https" { usedTLS = true }
         firstByte = total + value(CURLINFO_STARTTRANSFER_TIME_T)
         total += value(CURLINFO_TOTAL_TIME_T)
         sent += value(CURLINFO_SIZE_UPLOAD_T)
         received += value(CURLINFO_SIZE_DOWNLOAD_T)
-        connects += max(0, number(CURLINFO_NUM_CONNECTS))
         version = number(CURLINFO_HTTP_VERSION)
     }
 
