@@ -40,6 +40,8 @@ struct CurlResponseHead: Sendable {
         case complete
         /// The head is larger than ``maximumSize`` or unreadable.
         case invalid
+        /// More than ``maximumInterimResponses`` interim heads came, and no answer.
+        case tooManyInterimResponses
     }
 
     private static let space = UInt8(ascii: " ")
@@ -99,7 +101,7 @@ struct CurlResponseHead: Sendable {
         // A status line after another ends an interim (1xx) head; a server sending them
         // forever is cut off, as in URLSessionTransport.
         let interims = statusCode == 0 ? 0 : interimResponses + 1
-        guard interims <= Self.maximumInterimResponses else { return .invalid }
+        guard interims <= Self.maximumInterimResponses else { return .tooManyInterimResponses }
         self = CurlResponseHead()
         interimResponses = interims
         size = lineSize

@@ -67,9 +67,15 @@ extension CurlTransfer {
         case .more:
             return true
         case .invalid:
+            failure = urlError(.cannotParseResponse, "The response's header is invalid or larger than 1 MiB.")
+            return false
+        case .tooManyInterimResponses:
+            // As URLSessionTransport: a server sending `100 Continue` forever is cut off,
+            // whatever the time-outs.
             failure = urlError(
-                .cannotParseResponse,
-                "The response's header is invalid, larger than 1 MiB, or after more than 32 interim (1xx) heads.")
+                .badServerResponse,
+                "The server sent more than \(CurlResponseHead.maximumInterimResponses) interim (1xx) responses "
+                    + "and no answer.")
             return false
         case .complete:
             return headersComplete()

@@ -82,6 +82,33 @@ struct CurlLimitsTests {
         #expect(clock.now - start < .seconds(30))
     }
 
+    @Test("more than 32 interim (1xx) heads end the request with badServerResponse, whatever the time-outs")
+    func endlessInterimHeads() async throws {
+        // The answer would come after a minute of `100 Continue` heads, 20 ms apart.
+        let transport = Self.transport { $0.timeoutIntervalForResource = 7 * 24 * 3600 }
+        let path = "/hostile/continue-forever/curl-interim-\(UUID().uuidString)"
+        var components = URLComponents(url: server.url(String(path.dropFirst())), resolvingAgainstBaseURL: false)!
+        components.queryItems = [
+            URLQueryItem(name: "seconds", value: "60"), URLQueryItem(name: "interval_ms", value: "20"),
+            URLQueryItem(name: "final", value: "1"),
+        ]
+        await #expect {
+            try await transport.send(components.url!)
+        } throws: { error in
+            let urlError = error as? URLError
+            return urlError?.code == .badServerResponse && urlError?.failingURL?.path == path
+                && urlError?.localizedDescription.contains("more than 32 interim (1xx) responses") == true
+        }
+        // A few interim heads are no trouble.
+        components.path = "/hostile/continue-forever/curl-interim-once-\(UUID().uuidString)"
+        components.queryItems = [
+            URLQueryItem(name: "seconds", value: "0"), URLQueryItem(name: "interval_ms", value: "1"),
+            URLQueryItem(name: "final", value: "1"),
+        ]
+        let answer = try await transport.send(components.url!)
+        #expect(answer.statusCode == 200 && answer.data == Data("ok".utf8))
+    }
+
     @Test("absurd time-outs (negative, NaN, huge) are clamped, never a crash or an instant failure")
     func absurdTimeouts() async throws {
         for value in [-1, .nan, .infinity, 1e300] as [TimeInterval] {
