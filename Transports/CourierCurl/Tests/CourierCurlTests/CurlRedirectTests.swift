@@ -106,6 +106,32 @@ struct CurlRedirectTests {
         #expect(response.response?.value(forHTTPHeaderField: "Location") == "file:///etc/passwd")
     }
 
+    @Test(
+        "a 307 or 308 whose body carries a credential is not taken to another origin: the 3xx is the answer, with its metrics",
+        arguments: [307, 308])
+    func credentialBodyStays(status: Int) async throws {
+        let key = "curl-credential-\(UUID().uuidString)"
+        // localhost is another origin than 127.0.0.1, on the same server.
+        let elsewhere = "http://localhost:\(server.port)/hostile/seen/\(key)"
+        let body = Data("grant_type=refresh_token&refresh_token=SECRET-RT".utf8)
+        let form = ["Content-Type": "application/x-www-form-urlencoded"]
+        let response = try await transport.send(
+            redirect(status, to: elsewhere), method: "POST", headers: form, body: body)
+        #expect(response.statusCode == status)
+        #expect(response.response?.value(forHTTPHeaderField: "Location") == elsewhere)
+        #expect(response.metrics?.redirectCount == 0)
+        #expect(response.metrics?.bytesSent == Int64(body.count))
+        let counts = try await transport.send(server.url("hostile/count/\(key)")).data
+        let seen = try #require(try JSONSerialization.jsonObject(with: counts) as? [String: Int])
+        #expect(seen["requests"] == 0, "the credential reached the other origin")
+
+        // The same body to the same origin is followed.
+        let same = try await transport.send(
+            redirect(status, to: server.url("echo").absoluteString), method: "POST", headers: form, body: body)
+        #expect(try same.echo().body == String(decoding: body, as: UTF8.self))
+        #expect(same.metrics?.redirectCount == 1)
+    }
+
     @Test("a redirect whose body never ends is followed all the same, promptly, without reading it all")
     func endlessRedirectBody() async throws {
         let hostile = try await ScriptServer.start(
