@@ -5,7 +5,8 @@ extension OAuthToken {
     ///
     /// ```swift
     /// refresh: { token in
-    ///     try OAuthToken(response: await authProvider.request(.refresh(token.refreshToken ?? "")))
+    ///     guard let refreshToken = token.refreshToken else { throw AuthenticationError.sessionExpired }
+    ///     return try OAuthToken(response: await authProvider.request(.refresh(token: refreshToken)))
     /// }
     /// ```
     ///
