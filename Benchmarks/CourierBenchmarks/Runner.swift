@@ -60,6 +60,8 @@ struct Runner {
             return try await UploadMemoryScenario(megabytes: 100, runs: quick ? 1 : 3).run()
         case .faultsoak:
             return try await FaultSoakScenario(seconds: quick ? 12 : 120).run()
+        case .redaction:
+            return try await RedactionScenario(rounds: quick ? 5 : 11, repetitions: quick ? 3 : 5).run()
         }
     }
 }
