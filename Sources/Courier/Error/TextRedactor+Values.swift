@@ -149,7 +149,22 @@ extension TextRedactor {
         }
         var end = start
         while end < input.count, !Self.isValueDelimiter(input[end]) { end += 1 }
-        return end > start ? Extent(end: end) : nil
+        guard end > start else { return nil }
+        // `token: Bearer abc`: the scheme alone is not the value, its credential is too.
+        let word = end - start
+        if word == 6 && Self.matchesWord(input, at: start, "bearer")
+            || word == 5 && Self.matchesWord(input, at: start, "basic")
+        {
+            var credential = end
+            while credential < input.count, input[credential] == UInt8(ascii: " ") { credential += 1 }
+            while credential < input.count,
+                Self.isTokenByte(input[credential]) || input[credential] == UInt8(ascii: "=")
+            {
+                credential += 1
+            }
+            if credential > end + 1 { end = credential }
+        }
+        return Extent(end: end)
     }
 
     /// `end` moved past the value of every secret whose name is inside `start..<end` and

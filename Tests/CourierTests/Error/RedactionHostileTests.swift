@@ -157,6 +157,9 @@ struct RedactionHostileTests {
             (#"error: refresh_token={"v": "S1"} rejected"#, "error: refresh_token=<redacted> rejected"),
             ("refresh_token: [1, 2] and more", "refresh_token: <redacted> and more"),
             (#"password="a b" ok"#, #"password="<redacted>" ok"#),
+            ("password = hunter2\nuser = ada", "password = <redacted>\nuser = ada"),
+            ("token: Bearer abc.def rejected", "token: <redacted> rejected"),
+            ("refresh_token= Bearer abc", "refresh_token= <redacted>"),
             ("GET /reset/eyJhbGciOi.eyJzdWIiOi.c2ln HTTP/1.1", "GET /reset/<redacted> HTTP/1.1"),
         ]
         for (text, expected) in cases {
