@@ -170,8 +170,10 @@ public actor AuthSession {
     /// Stores `token` and makes it current. Requests waiting for a refresh get it; a
     /// refresh still in flight is cancelled and its answer ignored.
     ///
-    /// - Throws: the store's error; the session is then unchanged.
+    /// - Throws: ``TokenValidationError`` for a token that cannot be sent (see
+    ///   ``OAuthToken/validate()``), or the store's error; the session is then unchanged.
     public func signIn(_ token: OAuthToken) throws {
+        try token.validate()
         try store.save(token)
         perform(machine.signedIn(token))
     }
@@ -349,7 +351,8 @@ public actor AuthSession {
         timeouts.removeValue(forKey: id)?.cancel()
         let outcome: StateMachine.Outcome
         var error: (any Error)?
-        switch result {
+        // A token that cannot be sent fails the refresh like an unreadable answer: never stored.
+        switch result.flatMap(OAuthToken.checked) {
         case .success(let token) where token.accessToken.isEmpty:
             outcome = .transient
             error = AuthenticationError.invalidTokenResponse
