@@ -103,11 +103,18 @@ extension TextRedactor {
             guard open >= 0 else { return nil }
             return (UnsafeBufferPointer(rebasing: input[(open + 1)..<close]), close < last ? .escaped : .quoted)
         }
-        if last >= 5, let close = unicodeQuote(endingAt: last) {
-            var open = close - 6
-            while open >= 0, unicodeQuote(startingAt: open) == nil { open -= 1 }
-            guard open >= 0 else { return nil }
-            return (UnsafeBufferPointer(rebasing: input[(open + 6)..<close]), .escaped)
+        if let close = quoteToken(endingAt: last) {
+            var open = close - 1
+            var contentStart: Int?
+            while open >= 0 {
+                if let token = quoteToken(startingAt: open), token.end <= close {
+                    contentStart = token.end
+                    break
+                }
+                open -= 1
+            }
+            guard let contentStart else { return nil }
+            return (UnsafeBufferPointer(rebasing: input[contentStart..<close]), .escaped)
         }
         guard let (scalar, _) = scalarEnding(before: last + 1), Self.isNameScalar(scalar) else { return nil }
         var first = last + 1
@@ -247,7 +254,7 @@ extension TextRedactor {
         while position < input.count {
             switch input[position] {
             case UInt8(ascii: "\""): return input[position - 1] == UInt8(ascii: "\\")
-            case UInt8(ascii: "\\"): if unicodeQuote(startingAt: position) != nil { return true }
+            case UInt8(ascii: "\\"), UInt8(ascii: "&"): if quoteToken(startingAt: position) != nil { return true }
             case UInt8(ascii: "}"), UInt8(ascii: "]"): return false
             default: break
             }
@@ -261,7 +268,11 @@ extension TextRedactor {
     /// byte as itself.
     private func virtualByte(at position: Int, escaped: Bool) -> (byte: UInt8, length: Int) {
         let byte = input[position]
-        guard escaped, byte == UInt8(ascii: "\\"), position + 1 < input.count else { return (byte, 1) }
+        guard escaped, byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "&"), position + 1 < input.count else {
+            return (byte, 1)
+        }
+        if let token = quoteToken(startingAt: position) { return (token.quote, token.end - position) }
+        guard byte == UInt8(ascii: "\\") else { return (byte, 1) }
         switch input[position + 1] {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "'"):
             return (input[position + 1], 2)
@@ -293,18 +304,47 @@ extension TextRedactor {
         return position
     }
 
-    /// `\u0022` or `\u0027` (a quote written as an escape) at `position`: the index after it.
-    private func unicodeQuote(startingAt position: Int) -> Int? {
-        guard position >= 0, position + 6 <= input.count, input[position] == UInt8(ascii: "\\"),
-            input[position + 1] == UInt8(ascii: "u"), input[position + 2] == UInt8(ascii: "0"),
-            input[position + 3] == UInt8(ascii: "0"), input[position + 4] == UInt8(ascii: "2")
-        else { return nil }
-        let low = input[position + 5] | 0x20
-        return low == UInt8(ascii: "2") || low == UInt8(ascii: "7") ? position + 6 : nil
+    /// A quote written as an escape at `position` — `\u0022`, `\u0027`, or the HTML entities
+    /// `&quot;`, `&#34;`, `&#x22;`, `&apos;`, `&#39;`, `&#x27;` — and the index after it, with
+    /// the quote it stands for.
+    func quoteToken(startingAt position: Int) -> (end: Int, quote: UInt8)? {
+        guard position >= 0, position < input.count else { return nil }
+        func matches(_ text: String) -> Bool {
+            var offset = position
+            for expected in text.utf8 {
+                guard offset < input.count else { return false }
+                let byte = input[offset]
+                // Hex digits and entity names in any case.
+                guard byte == expected || (expected >= UInt8(ascii: "a") && byte | 0x20 == expected) else {
+                    return false
+                }
+                offset += 1
+            }
+            return true
+        }
+        switch input[position] {
+        case UInt8(ascii: "\\"):
+            if matches("\\u0022") { return (position + 6, UInt8(ascii: "\"")) }
+            if matches("\\u0027") { return (position + 6, UInt8(ascii: "'")) }
+        case UInt8(ascii: "&"):
+            for (entity, quote) in Self.quoteEntities where matches(entity) {
+                return (position + entity.utf8.count, quote)
+            }
+        default: break
+        }
+        return nil
     }
 
-    /// `\u0022` or `\u0027` ending at `last`: the index where it starts.
-    private func unicodeQuote(endingAt last: Int) -> Int? {
-        unicodeQuote(startingAt: last - 5) != nil ? last - 5 : nil
+    private static let quoteEntities: [(String, UInt8)] = [
+        ("&quot;", UInt8(ascii: "\"")), ("&#34;", UInt8(ascii: "\"")), ("&#x22;", UInt8(ascii: "\"")),
+        ("&apos;", UInt8(ascii: "'")), ("&#39;", UInt8(ascii: "'")), ("&#x27;", UInt8(ascii: "'")),
+    ]
+
+    /// A quote written as an escape that ends at `last`: the index where it starts.
+    private func quoteToken(endingAt last: Int) -> Int? {
+        for length in [5, 6] where last - length + 1 >= 0 {
+            if let token = quoteToken(startingAt: last - length + 1), token.end == last + 1 { return last - length + 1 }
+        }
+        return nil
     }
 }

@@ -115,6 +115,9 @@ struct RedactionHostileTests {
             #"[{"refresh_token": {"v": "DEEP-SECRET"}}]] "name": "Ada""#,
             "refresh_token:\n  {\"v\": \"DEEP-SECRET\"}\nname: Ada",
             #"oops {"refresh_token": {"v": "DEEP-SECRET", "w": ["DEEP-SECRET""#,
+            // JSON shown in an HTML error page.
+            "<pre>{&quot;refresh_token&quot;: {&quot;v&quot;: &quot;DEEP-SECRET}&quot;}, &quot;name&quot;: &quot;Ada&quot;}</pre>",
+            "<p>{&#34;password&#34;: &#34;DEEP-SECRET&#34;, &#34;name&#34;: &#34;Ada&#34;}</p>",
         ])
     func malformed(body: String) {
         let text = redacted(body)
