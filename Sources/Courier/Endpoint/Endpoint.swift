@@ -16,7 +16,8 @@ public struct Endpoint: Sendable {
     /// Builds the sample response for a stubbed request.
     public typealias SampleResponseClosure = @Sendable () -> EndpointSampleResponse
 
-    /// The absolute URL string.
+    /// The absolute URL string. A relative one (`"users/1"`) fails the request with
+    /// ``CourierError/requestMapping(_:)``, stubbed or not.
     public let url: String
     /// What a stub answers with.
     public let sampleResponseClosure: SampleResponseClosure
@@ -29,8 +30,14 @@ public struct Endpoint: Sendable {
     /// `url` already parsed, when the endpoint was made from a `URL` (as the default
     /// mapping does), so ``urlRequest()`` does not parse the string a second time.
     let parsedURL: URL?
+    /// Whether the method and header fields were found fit to send (``checkedForSending()``),
+    /// so that building a request from the endpoint need not check them again.
+    var isChecked = false
 
     /// Creates an endpoint.
+    ///
+    /// `url` must be absolute, also for a stubbed request (Moya accepts a relative one there):
+    /// make it from the target with `URL(target: target).absoluteString`.
     public init(
         url: String,
         sampleResponseClosure: @escaping SampleResponseClosure,
