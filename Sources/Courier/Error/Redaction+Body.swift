@@ -21,8 +21,8 @@ extension Redaction {
     ///   secret.
     /// - Any other text — malformed JSON included — is searched for `name=value`,
     ///   `"name": value` and `name: value` pairs (a value that is an object or an array is
-    ///   hidden to its closing bracket), `Header: value` lines, credentials, JWTs and URL
-    ///   passwords.
+    ///   hidden to its closing bracket), `<name>value</name>` elements, `Header: value` lines,
+    ///   credentials, JWTs and URL passwords.
     /// - UTF-16 and UTF-32 text is read as text (the result is then UTF-8).
     /// - Binary data is returned as it is.
     ///

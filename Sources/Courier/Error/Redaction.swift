@@ -22,7 +22,9 @@ import Foundation
 /// - in JSON bodies, at any depth (the whole value is replaced, whatever its type);
 /// - in form bodies, query strings and URL fragments, also inside brackets
 ///   (`user[password]=…`);
-/// - in text that is neither, as `name=value`, `"name": "value"` or `name: value`.
+/// - in text that is neither (malformed JSON included), as `name=value`, `"name": value`,
+///   `name: value` or `<name>value</name>`, whatever the value (an object or an array is
+///   hidden to its closing bracket).
 ///
 /// `Bearer` and `Basic` credentials are hidden wherever they appear, and so is the password
 /// of a URL (`https://user:secret@host`).

@@ -122,7 +122,7 @@ extension TextRedactor {
         return (UnsafeBufferPointer(rebasing: input[first...last]), .bare)
     }
 
-    private func isSecretKey(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+    func isSecretKey(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         redaction.nameMatcher.isSecret(key: name) ?? redaction.isSecret(key: String(decoding: name, as: UTF8.self))
     }
 

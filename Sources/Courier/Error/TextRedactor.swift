@@ -1,6 +1,6 @@
 /// Hides secrets in free text: `name=value`, `"name": value`, `'name': value`, `name: value`
-/// and `Header: value` pairs whose name is secret, `Bearer`/`Basic` credentials, JWTs and the
-/// passwords of URLs.
+/// and `Header: value` pairs and `<name>value</name>` elements whose name is secret,
+/// `Bearer`/`Basic` credentials, JWTs and the passwords of URLs.
 ///
 /// It reads no structure, so a text that only looks like JSON (cut, malformed, nested in a
 /// string) cannot lead it astray: each rule looks at the bytes around a `=`, a `:` or a word.
@@ -59,13 +59,13 @@ struct TextRedactor {
     }
 
     /// Whether `bytes` could hold something this redactor hides: a `=` or `:` (pairs, header
-    /// lines, URLs), `eyJ` (a JWT) or `bearer`/`basic` in any case. A cheap test, so that the
+    /// lines, URLs), a `>` (an element), `eyJ` (a JWT) or `bearer`/`basic` in any case. A cheap test, so that the
     /// JSON redactor reads most strings only once.
     static func mightHoldSecret(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var position = 0
         while position < bytes.count {
             switch bytes[position] {
-            case UInt8(ascii: "="), UInt8(ascii: ":"):
+            case UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: ">"):
                 return true
             case UInt8(ascii: "e"):
                 if position + 2 < bytes.count, bytes[position + 1] == UInt8(ascii: "y"),
@@ -104,7 +104,8 @@ struct TextRedactor {
         }
         while index < end {
             switch input[index] {
-            case UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "b"), UInt8(ascii: "B"), UInt8(ascii: "e"):
+            case UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "b"), UInt8(ascii: "B"), UInt8(ascii: "e"),
+                UInt8(ascii: ">"):
                 return
             default: index += 1
             }
@@ -124,6 +125,8 @@ struct TextRedactor {
         case UInt8(ascii: ":"):
             if credentials, redactURLPassword() { return true }
             return hasNames && redactPair()
+        case UInt8(ascii: ">"):
+            return hasNames && redactElement()
         default:
             return false
         }
@@ -261,7 +264,7 @@ struct TextRedactor {
         return scalar.properties.isAlphabetic
     }
 
-    private static func isNameByte(_ byte: UInt8) -> Bool {
+    static func isNameByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."):

@@ -58,6 +58,7 @@ struct RedactionHostileTests {
                 #"{"a":"\u0022refresh_token\u0022: \u0022S1\u0022"}"#,
                 #"{"a":"\"refresh_token\": \"<redacted>\""}"#
             ),
+            (#"{"xml":"<password>S1</password>"}"#, #"{"xml":"<password><redacted></password>"}"#),
             // Not JSON's escape: read as text, and still hidden.
             (#"{"a":"\x","refresh_token":"S1"}"#, #"{"a":"\x","refresh_token":"<redacted>"}"#),
         ]
@@ -163,6 +164,15 @@ struct RedactionHostileTests {
             ("password = hunter2\nuser = ada", "password = <redacted>\nuser = ada"),
             ("token: Bearer abc.def rejected", "token: <redacted> rejected"),
             ("refresh_token= Bearer abc", "refresh_token= <redacted>"),
+            (
+                "<fault><password>hunter2</password><user>ada</user><ns:refresh_token><v>S1</v></ns:refresh_token></fault>",
+                "<fault><password><redacted></password><user>ada</user><ns:refresh_token><redacted></ns:refresh_token></fault>"
+            ),
+            ("<access_token><![CDATA[S1 < S2]]></access_token>", "<access_token><redacted></access_token>"),
+            (
+                #"<token type="x" secret="S1">S2</token><a/>"#,
+                #"<token type="x" secret="<redacted>"><redacted></token><a/>"#
+            ),
             ("GET /reset/eyJhbGciOi.eyJzdWIiOi.c2ln HTTP/1.1", "GET /reset/<redacted> HTTP/1.1"),
         ]
         for (text, expected) in cases {
