@@ -34,8 +34,9 @@ extension NetworkLoggerPlugin {
         ///
         /// The body is redacted first, then formatted, then cut, so a cut never shows part of
         /// a secret. A body larger than 1 MiB is redacted and formatted only as far as it can
-        /// be shown (four bytes per character at most, and some room), so its cost does not
-        /// grow with its size; the formatter then sees that beginning only.
+        /// be shown (four bytes per character at most, and some room; a secret value that
+        /// starts there is hidden whole), so it is not read to its end; the formatter then sees
+        /// that beginning only.
         public let maximumBodyLength: Int
 
         /// Creates a configuration.

@@ -23,8 +23,8 @@ import Foundation
 /// is redacted before it is cut, never after, so a cut shows no part of a secret and a secret
 /// that starts before the cut is still hidden whole. Up to 1 MiB, bodies are redacted and
 /// formatted whole (a pretty-printing formatter sees the whole document); of a larger body
-/// only the part that can be shown is redacted and formatted, so a huge body costs no more to
-/// log than a small one.
+/// only the part that can be shown is redacted and formatted (a secret value that starts in
+/// it is still hidden whole), so a 30 MB body is not read to the end to print 4 KB of it.
 ///
 /// ```swift
 /// let logger = NetworkLoggerPlugin(

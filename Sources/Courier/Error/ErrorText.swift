@@ -100,7 +100,7 @@ enum ErrorText {
     /// `12 bytes of binary data`.
     static func excerpt(of data: Data, contentType: String?, redaction: Redaction) -> String {
         guard !data.isEmpty else { return "empty" }
-        // Only the beginning is redacted (and then cut): a 30 MB body costs what 16 KiB do.
+        // Only the beginning is redacted (and then cut): a 30 MB body is not read to its end.
         let redacted = redaction.redact(body: data, contentType: contentType, limit: 16 * 1024)
         guard let text = String(data: redacted.data, encoding: .utf8) else {
             return "\(data.count) bytes of binary data"

@@ -34,19 +34,20 @@ extension Redaction {
 
     /// The beginning of the redacted body: ``redact(body:contentType:)`` stopped once about
     /// `limit` bytes of output exist (a hidden value is hidden whole first), so that a huge
-    /// body costs what its shown part costs. The result is the beginning of what redacting
-    /// the whole body gives (for JSON: as long as the body is JSON up to where the run
-    /// stopped; a cut is never made before redacting). `nil`: the whole body.
+    /// body is not read to its end to show its beginning. The result is the beginning of what
+    /// redacting the whole body gives, unless what comes later changes how the body is read
+    /// (JSON that breaks after the part shown, a space after a form's first pairs); a cut is
+    /// never made before redacting. `nil`: the whole body.
     package func redact(body: Data, contentType: String?, limit: Int?) -> RedactedBody {
         guard !body.isEmpty else { return RedactedBody(data: body, isComplete: true) }
-        if let text = Self.wideText(body) {
+        if let (text, isWhole) = Self.wideText(body, limit: limit) {
             var utf8 = text
             let redacted = utf8.withUTF8 { redact(bytes: $0, original: nil, contentType: contentType, limit: limit) }
             // Nothing hidden: the body as it came.
-            if redacted.isComplete, redacted.data == Data(text.utf8) {
+            if isWhole, redacted.isComplete, redacted.data == Data(text.utf8) {
                 return RedactedBody(data: body, isComplete: true)
             }
-            return redacted
+            return RedactedBody(data: redacted.data, isComplete: isWhole && redacted.isComplete)
         }
         return body.withUnsafeBytes { raw in
             redact(
@@ -71,16 +72,21 @@ extension Redaction {
         guard Self.isUTF8(bytes, checkingFirst: limit.map { $0 + 64 }) else {
             return result(nil, end: bytes.count, isComplete: true)
         }
+        // Of a body cut by `limit`, only what can be shown is read.
+        let shown = limit.map { min(bytes.count, $0 + 64) } ?? bytes.count
         let type = contentType?.lowercased()
         let isForm =
             type?.contains("application/x-www-form-urlencoded") == true
-            || (type?.contains("json") != true && Self.looksLikeForm(bytes))
+            || (type?.contains("json") != true && Self.looksLikeForm(UnsafeBufferPointer(rebasing: bytes[..<shown])))
         if isForm {
-            let text = String(decoding: bytes, as: UTF8.self)
+            // The pairs up to the first `&` after the limit: the last one shown is read whole.
+            let end = bytes[min(shown, bytes.count)...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
             let (redacted, isComplete) = redact(form: text, limit: limit)
+            let complete = isComplete && end == bytes.count
             return redacted == text
-                ? result(nil, end: bytes.count, isComplete: true)
-                : result(Array(redacted.utf8), end: 0, isComplete: isComplete)
+                ? result(nil, end: end, isComplete: complete)
+                : result(Array(redacted.utf8), end: 0, isComplete: complete)
         }
         var text = TextRedactor(redaction: self, input: bytes, limit: limit)
         let redacted = text.run()
@@ -112,7 +118,9 @@ extension Redaction {
     /// The text of a UTF-16 or UTF-32 body: one with a byte order mark, or JSON whose first
     /// characters show the encoding by their zero bytes (RFC 4627 §3). Without this, the
     /// zero bytes between the letters would hide every field name.
-    private static func wideText(_ body: Data) -> String? {
+    /// With a `limit`, only the characters that can be shown are read; `isWhole` says
+    /// whether that is all of the body.
+    private static func wideText(_ body: Data, limit: Int?) -> (text: String, isWhole: Bool)? {
         guard body.count >= 4 else { return nil }
         let bytes = [UInt8](body.prefix(4))
         // Without a byte order mark, the bytes that are not zero must be text (JSON starts
@@ -131,8 +139,16 @@ extension Redaction {
         case (_, 0x00, _, 0x00): encoding = .utf16LittleEndian
         default: return nil
         }
-        guard var text = String(data: body, encoding: encoding) else { return nil }
+        // Four bytes per character at most; a multiple of 4 cuts no UTF-32 character.
+        var length = body.count
+        if let limit, limit < (Int.max - 64) / 4 { length = min(length, (limit + 64) * 4) }
+        var decoded = String(data: body.prefix(length), encoding: encoding)
+        if decoded == nil, length < body.count {
+            // The cut split a UTF-16 surrogate pair: leave its first half out.
+            decoded = String(data: body.prefix(length - 2), encoding: encoding)
+        }
+        guard var text = decoded else { return nil }
         if text.unicodeScalars.first == "\u{FEFF}" { text.unicodeScalars.removeFirst() }
-        return text
+        return (text, length == body.count)
     }
 }

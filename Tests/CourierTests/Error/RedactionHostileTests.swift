@@ -140,6 +140,13 @@ struct RedactionHostileTests {
             let clean = #"{"name": "Ada"}"#.data(using: encoding)!
             #expect(redaction.redact(body: clean, contentType: nil) == clean, "unchanged: \(encoding)")
         }
+        // A huge one is read only as far as it can be shown, and its secrets are still hidden.
+        let huge = (body.dropLast() + #", "pad": ""# + String(repeating: "😀", count: 500_000) + "\"}")
+            .data(using: .utf16LittleEndian)!
+        let part = redaction.redact(body: huge, contentType: nil, limit: 100)
+        #expect(!part.isComplete)
+        #expect(part.data.count < 2_000)
+        #expect(String(decoding: part.data, as: UTF8.self).hasPrefix(#"{"refresh_token": "<redacted>", "name": "Ada""#))
     }
 
     @Test("form bodies: secret fields, values that hold a secret, and a body that only claims to be a form")
