@@ -74,23 +74,21 @@ extension Endpoint {
 }
 
 extension Endpoint {
-    /// This endpoint, its method and header fields checked: a provider checks them once per
-    /// call, and every attempt's ``urlRequest()`` then skips the check.
+    /// Checks the method and header fields: a provider checks them once per call, and every
+    /// attempt's ``urlRequest()`` then skips the check.
     ///
     /// - Throws: ``CourierError/underlying(_:_:)`` with a ``RequestValidationError``.
-    func checkedForSending() throws(CourierError) -> Endpoint {
+    mutating func checkForSending() throws(CourierError) {
         try checkMethodAndHeaders(url: parsedURL ?? URL(string: url))
-        var checked = self
-        checked.isChecked = true
-        return checked
+        markChecked()
     }
 
     /// Checked before Foundation sees them: it would turn an empty method into GET, and
     /// silently drop a header value holding CR, LF or NUL.
-    private func checkMethodAndHeaders(url: URL?) throws(CourierError) {
-        try RequestValidation.validate(method: method.rawValue, url: url)
+    private func checkMethodAndHeaders(url: @autoclosure () -> URL?) throws(CourierError) {
+        try RequestValidation.validate(method: method.rawValue, url: url())
         if let httpHeaderFields {
-            try RequestValidation.validate(httpHeaderFields, url: url)
+            try RequestValidation.validate(httpHeaderFields, url: url())
         }
     }
 }

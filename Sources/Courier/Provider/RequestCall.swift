@@ -51,13 +51,14 @@ struct RequestCall {
         stub: StubBehavior, validation: ValidationType
     ) {
         self.erased = erased
+        var endpoint = endpoint
         do {
-            self.endpoint = try endpoint.checkedForSending()
+            try endpoint.checkForSending()
             self.endpointError = nil
         } catch {
-            self.endpoint = endpoint
             self.endpointError = error
         }
+        self.endpoint = endpoint
         self.host = gated ? endpoint.host : ""
         self.stub = stub
         self.validation = validation

@@ -356,6 +356,43 @@ enum MigratingFromMoya {  // sample scaffold
     static let retrying = Provider<Gallery>(retryPolicy: RetryPolicy(maxRetries: 3))
 }  // sample scaffold
 
+public struct Movie: Codable {  // an SDK's public model, not Sendable
+    public var title: String
+    public var ids: [String: Int]
+}
+
+public enum Movies: TargetType {
+    case rate(Movie, rating: Int)
+
+    public var baseURL: URL { URL(string: "https://api.example.com")! }
+    public var path: String { "sync/ratings" }
+    public var method: HTTPMethod { .post }
+    public var task: RequestTask {
+        switch self {
+        case .rate(let movie, let rating):
+            // Encoded here, so the model need not be Sendable.
+            .requestCompositeData(
+                bodyData: (try? JSONEncoder().encode(movie)) ?? Data(), urlParameters: ["rating": rating])
+        }
+    }
+    public var headers: [String: String]? { ["Content-Type": "application/json"] }
+}
+
+@Suite("Migrating from Moya: an SDK's non-Sendable public models")
+struct MigratingSDKModelSamples {
+    @Test("a target carrying a non-Sendable public model sends it as JSON")
+    func nonSendableModel() async throws {
+        let transport = ScriptedTransport()
+        transport.always(.status(201), for: .post("/sync/ratings"))
+        let provider = Provider<Movies>(transport: transport)
+        let movie = Movie(title: "Heat", ids: ["trakt": 1])
+        #expect(try await provider.request(.rate(movie, rating: 9)).statusCode == 201)
+        let sent = try #require(transport.lastRequest)
+        #expect(sent.url?.query == "rating=9")
+        #expect(try JSONDecoder().decode(Movie.self, from: sent.httpBody ?? Data()).title == "Heat")
+    }
+}
+
 extension MigratingFromMoya {
     @Suite("Migrating from Moya samples")
     struct Samples {

@@ -1,3 +1,6 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Courier
 import CourierCurl
 import CourierTestServer
@@ -5,7 +8,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The transport follows redirects itself, with the rules browsers and URLSession use.
@@ -113,6 +116,10 @@ struct CurlRedirectTests {
         let start = clock.now
         let echo = try await transport.send(URL(string: "http://127.0.0.1:\(port)/start")!).echo()
         #expect(echo.path == "/echo")
-        #expect(clock.now - start < .seconds(5))
+        // The body never ends: that the answer came at all proves the hop was cut short; the
+        // bound only catches a transport that reads on for a long while first.
+        #expect(clock.now - start < .seconds(60))
     }
 }
+
+#endif
