@@ -103,6 +103,12 @@ struct AttemptTelemetry {
 
     /// The URL without user info, with the values of secret query fields hidden.
     private static func fullURL(_ url: URL) -> String {
+        let text = url.absoluteString
+        // Nothing to hide without user info, a query or a fragment: the common case.
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+        {
+            return text
+        }
         guard url.user != nil || url.password != nil,
             var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         else { return Redaction.default.redact(url: url) }
