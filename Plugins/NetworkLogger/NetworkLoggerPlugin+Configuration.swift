@@ -30,7 +30,13 @@ extension NetworkLoggerPlugin {
         /// What is hidden. Redaction happens before any formatter sees a body.
         public let redaction: Redaction
         /// Bodies whose text is longer than this many characters are cut, with their size
-        /// in bytes shown.
+        /// in bytes shown: `… (truncated, 2097152 bytes in all)`.
+        ///
+        /// The body is redacted first, then formatted, then cut, so a cut never shows part of
+        /// a secret. A body larger than 1 MiB is redacted and formatted only as far as it can
+        /// be shown (four bytes per character at most, and some room; a secret value that
+        /// starts there is hidden whole), so it is not read to its end; the formatter then sees
+        /// that beginning only.
         public let maximumBodyLength: Int
 
         /// Creates a configuration.
