@@ -114,6 +114,9 @@ public struct NetworkLoggerPlugin: PluginType {
             }
             entries.append(entry("Response Headers", redactor.describe(headers: headers), target))
         }
+        if options.contains(.metrics), let metrics = response.metrics {
+            entries.append(entry("Metrics", metrics.summary, target))
+        }
         let logsBody = isError ? options.contains(.errorResponseBody) : options.contains(.successResponseBody)
         if logsBody, !response.data.isEmpty {
             let contentType = response.response?.value(forHTTPHeaderField: "Content-Type")
