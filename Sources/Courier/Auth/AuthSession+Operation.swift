@@ -176,7 +176,7 @@ private final class AbandonRace: Sendable {
         _ continuation: CheckedContinuation<Result<OAuthToken, any Error>, Never>, call: Task<Void, Never>,
         timer: Task<Void, Never>
     ) {
-        let (early, cancelled) = state.withLock { state in
+        let (early, cancelled) = state.withValue { state in
             state.call = call
             state.timer = timer
             if state.early == nil { state.continuation = continuation }
@@ -191,7 +191,7 @@ private final class AbandonRace: Sendable {
     }
 
     func finish(_ result: Result<OAuthToken, any Error>) {
-        let (continuation, call, timer) = state.withLock { state in
+        let (continuation, call, timer) = state.withValue { state in
             guard state.early == nil else {
                 return (nil, nil, nil)
                     as (
@@ -211,7 +211,7 @@ private final class AbandonRace: Sendable {
 
     /// The operation was cancelled (a sign-in or sign-out replaced the session): so is the call.
     func cancel() {
-        let call = state.withLock { state in
+        let call = state.withValue { state in
             state.cancelled = true
             return state.call
         }
