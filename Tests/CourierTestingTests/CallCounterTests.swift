@@ -30,6 +30,7 @@ struct CallCounterTests {
         #expect(try await counter.wait(forAtLeast: 2) == 3)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("wait(forAtLeast:) throws CancellationError when its task is cancelled")
     func waitCancelled() async throws {
         let executor = SerialTaskExecutor()

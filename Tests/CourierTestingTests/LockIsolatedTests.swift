@@ -53,6 +53,7 @@ struct LockIsolatedTests {
         #expect(try await box.wait { $0 >= 2 } == 3)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("wait(until:) is resumed by the change that makes the condition true, not before", arguments: 1...5)
     func waitResumedByChange(round: Int) async throws {
         let executor = SerialTaskExecutor()
@@ -87,6 +88,7 @@ struct LockIsolatedTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("a waiter whose task is cancelled throws CancellationError and leaves the box usable")
     func waitCancelled() async throws {
         let executor = SerialTaskExecutor()

@@ -13,6 +13,7 @@ struct SerialTaskExecutorTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("idle means every task started on it is suspended: each has reached its wait", arguments: 1...10)
     func idleAfterEveryTaskSuspends(round: Int) async throws {
         let executor = SerialTaskExecutor()
@@ -36,6 +37,7 @@ struct SerialTaskExecutorTests {
         try await executor.waitUntilIdle()
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("code in an actor's methods runs on it too: a task held inside one counts as suspended")
     func actorMethods() async throws {
         let executor = SerialTaskExecutor()
@@ -49,6 +51,7 @@ struct SerialTaskExecutorTests {
         for task in tasks { try await task.value }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("jobs run one at a time")
     func serial() async throws {
         let executor = SerialTaskExecutor()
@@ -69,6 +72,7 @@ struct SerialTaskExecutorTests {
         #expect(running.value.peak == 1)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("idle at once when nothing runs; waiting is cancelled with its task")
     func idleAndCancellation() async throws {
         let executor = SerialTaskExecutor()
