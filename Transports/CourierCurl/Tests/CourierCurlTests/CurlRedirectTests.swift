@@ -109,10 +109,9 @@ struct CurlRedirectTests {
             "hostile_redirect.py", arguments: [server.url("echo").absoluteString])
         defer { hostile.stop() }
         let port = try #require(hostile.readyLine.count == 2 ? Int(hostile.readyLine[1]) : nil)
-        let clock = ContinuousClock()
-        let start = clock.now
+        // A transport that read the redirect's body to its end would never get here (the
+        // suite's time limit would end the test).
         let echo = try await transport.send(URL(string: "http://127.0.0.1:\(port)/start")!).echo()
         #expect(echo.path == "/echo")
-        #expect(clock.now - start < .seconds(5))
     }
 }
