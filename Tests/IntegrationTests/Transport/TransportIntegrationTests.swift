@@ -62,8 +62,9 @@ struct TransportIntegrationTests {
         let provider = Provider<ServerAPI>(transport: kind.make())
         let key = "cancellable-\(UUID().uuidString)"
         let cancelled = LockIsolated<Bool?>(nil)
-        let request = provider.request(ServerAPI(server, TestServer.heldPath(key)), callbackQueue: DispatchQueue(label: "t"))
-        { result in
+        let request = provider.request(
+            ServerAPI(server, TestServer.heldPath(key)), callbackQueue: DispatchQueue(label: "t")
+        ) { result in
             if case .failure(let error) = result {
                 cancelled.setValue(error.isCancelled)
             } else {
