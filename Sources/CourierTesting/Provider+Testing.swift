@@ -75,18 +75,37 @@ extension Provider {
     public static func endpointClosure(
         sampleResponse: @escaping @Sendable (Target) -> EndpointSampleResponse
     ) -> EndpointClosure {
-        { target in
-            let endpoint = Provider.defaultEndpointMapping(for: target)
-            return Endpoint(
-                url: endpoint.url, sampleResponseClosure: { sampleResponse(target) }, method: endpoint.method,
-                task: endpoint.task, httpHeaderFields: endpoint.httpHeaderFields)
-        }
+        replacingSampleResponse(of: Provider.defaultEndpointMapping, with: sampleResponse)
     }
 
     /// The default endpoint mapping, with the next response of `sequence` as each request's
     /// sample response. The response is taken when the stub answers, so a replayed request
     /// gets the next one.
     public static func endpointClosure(sequence: SampleResponseSequence) -> EndpointClosure {
-        endpointClosure(sampleResponse: { target in sequence.next(for: target) })
+        replacingSampleResponse(of: Provider.defaultEndpointMapping, with: nextResponse(of: sequence))
     }
+}
+
+// Composed outside the provider's generic context: these closures only pass the target on,
+// and need none of its conformances.
+
+/// `mapping`, with `sampleResponse` asked for the sample response when the stub answers (so
+/// that a replay gets the next response of a sequence).
+private func replacingSampleResponse<Target>(
+    of mapping: @escaping @Sendable (Target) -> Endpoint,
+    with sampleResponse: @escaping @Sendable (Target) -> EndpointSampleResponse
+) -> @Sendable (Target) -> Endpoint {
+    { target in
+        let endpoint = mapping(target)
+        // The provider answers a stub on the caller's actor, where the target may be used.
+        nonisolated(unsafe) let target = target
+        return Endpoint(
+            url: endpoint.url, sampleResponseClosure: { sampleResponse(target) }, method: endpoint.method,
+            task: endpoint.task, httpHeaderFields: endpoint.httpHeaderFields)
+    }
+}
+
+/// The next response of `sequence`, for a request to the target.
+private func nextResponse(of sequence: SampleResponseSequence) -> @Sendable (any TargetType) -> EndpointSampleResponse {
+    { target in sequence.next(for: target) }
 }

@@ -15,7 +15,7 @@ import Foundation
 ///         TokenEndpoint(base: server.baseURL, grant: .refresh(token.refreshToken ?? ""))))
 /// })
 /// ```
-public struct TokenEndpoint: TargetType, AccessTokenAuthorizable {
+public struct TokenEndpoint: TargetType, AccessTokenAuthorizable, Sendable {
     /// The grant the request asks for.
     public enum Grant: Sendable {
         /// The resource owner password grant.

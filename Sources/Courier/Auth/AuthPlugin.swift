@@ -47,18 +47,41 @@ public struct AuthPlugin: PluginType {
     ///   is then not sent), ``CourierError/underlying(_:_:)`` with a
     ///   ``RequestValidationError`` when the token or its type holds CR, LF or NUL, or
     ///   ``CourierError/cancelled``.
-    public func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
-        guard let authorizationType = target.resolvedAuthorizationType, isAllowed(request, target: target) else {
+    public nonisolated(nonsending) func prepare(_ request: URLRequest, target: any TargetType) async throws
+        -> URLRequest
+    {
+        var signing = SigningState(authorization: target.resolvedAuthorizationType)
+        return try await sign(request, target: target, signing: &signing)
+    }
+
+    /// Signs `request` for the call whose signing state is `signing`, and records there the
+    /// token that signed it: what ``RefreshableProvider`` compares when the server rejects
+    /// the request.
+    ///
+    /// A replay is signed with the token the refresh returned (``SigningState/replacement``),
+    /// and the first attempt of a call whose renewal failed while it waited fails with that
+    /// failure, instead of asking the session again.
+    nonisolated(nonsending) func sign(_ request: URLRequest, target: any TargetType, signing: inout SigningState)
+        async throws(CourierError) -> URLRequest
+    {
+        guard let authorizationType = signing.authorization, isAllowed(request, target: target) else {
             return request
         }
-        if let failed = Self.failedRenewal, failed.session === auth {
-            throw CourierError(failed.error)
+        let session = ObjectIdentifier(auth)
+        if let failure = signing.renewalFailure, failure.session == session {
+            signing.renewalFailure = nil
+            throw CourierError(failure.error)
         }
         let token: OAuthToken
-        do {
-            token = try await auth.validToken(minimumValidity: refreshLeeway)
-        } catch {
-            throw CourierError(error)
+        if let replacement = signing.replacement, replacement.session == session {
+            signing.replacement = nil
+            token = replacement.token
+        } else {
+            do {
+                token = try await auth.validToken(minimumValidity: refreshLeeway)
+            } catch {
+                throw CourierError(error)
+            }
         }
         var request = request
         let scheme = authorizationType == .bearer ? token.tokenType : authorizationType.value
@@ -73,6 +96,7 @@ public struct AuthPlugin: PluginType {
                 nil)
         }
         request.setValue(value, forHTTPHeaderField: "Authorization")
+        signing.credential = SigningState.Credential(session: session, token: token)
         return request
     }
 

@@ -88,55 +88,62 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     /// Sends `target`; on a rejected token, refreshes once (shared with every concurrent
     /// request) and replays, at most ``RefreshPolicy/maxReplays`` times.
     ///
+    /// Like ``Provider/request(_:)``, it runs on the caller's actor.
+    ///
     /// - Throws: the request's ``CourierError``; ``CourierError/authentication(_:)`` when
     ///   the refresh fails (``AuthenticationError/sessionExpired`` when the user must sign
     ///   in again); ``CourierError/cancelled``.
-    open override func request(_ target: Target) async throws(CourierError) -> Response {
+    nonisolated(nonsending) open override func request(_ target: Target) async throws(CourierError) -> Response {
+        let erased: any TargetType = target
+        let authorization = erased.resolvedAuthorizationType
         // A request that arrives while the token is being renewed waits here, before anything
         // is built: it then keeps about a kilobyte alive instead of its whole pipeline (the
         // endpoint, the URLRequest, every frame down to the signing plugin).
-        var refreshFailure: AuthenticationError?
-        if target.resolvedAuthorizationType != nil, signing.auth.isRenewing,
+        var renewalFailure: AuthenticationError?
+        if authorization != nil, signing.auth.isRenewing,
             case .failure(let error)? = await signing.auth.tokenAfterRenewal(minimumValidity: signing.refreshLeeway)
         {
             switch error {
             case .cancelled: break  // The pipeline sees it and reports it as for any cancelled request.
-            default: refreshFailure = error
+            default: renewalFailure = error
             }
         }
-        return try await withHostSlot(for: target) { () async throws(CourierError) in
-            try await self.requestWithReplays(target, refreshFailure: refreshFailure)
+        var call = makeCall(for: target, authorization: .some(authorization))
+        if let renewalFailure {
+            call.signing.renewalFailure = SigningState.RenewalFailure(
+                session: ObjectIdentifier(signing.auth), error: renewalFailure)
         }
+        // The call keeps its slot of `maxRequestsPerHost` through its refresh and replay.
+        if let hostGate, !hostGate.isHeldByCurrentTask(call.host) {
+            return try await withHostSlot(hostGate, for: &call) { (call) async throws(CourierError) in
+                try await self.requestWithReplays(&call)
+            }
+        }
+        return try await requestWithReplays(&call)
     }
 
-    /// The first attempt and the replays. `refreshFailure`: how the renewal that the request
-    /// waited for failed; the signing plugin fails the first attempt with it, if it signs it.
-    private func requestWithReplays(_ target: Target, refreshFailure: AuthenticationError?) async throws(CourierError)
-        -> Response
+    /// The first attempt and the replays.
+    nonisolated(nonsending) private func requestWithReplays(_ call: inout RequestCall<Target>)
+        async throws(CourierError) -> Response
     {
-        var replays = 0
-        var refreshFailure = refreshFailure
         while true {
             let result: Result<Response, CourierError>
-            if let failure = refreshFailure {
-                refreshFailure = nil
-                result = await send(target, failingSigningWith: failure)
-            } else {
-                do {
-                    result = .success(try await send(target))
-                } catch {
-                    result = .failure(error)
-                }
+            do {
+                result = .success(try await send(&call))
+            } catch {
+                result = .failure(error)
             }
-            guard let rejectedToken = replayDecision(for: result, target: target, replays: replays) else {
+            guard let rejected = rejectedCredential(in: result, call: call) else {
                 return try result.get()
             }
+            let fresh: OAuthToken
             do {
-                _ = try await auth.refresh(rejectingAccessToken: rejectedToken)
+                fresh = try await signing.auth.refresh(rejecting: rejected)
             } catch {
                 throw CourierError(error)
             }
-            replays += 1
+            call.signing.replacement = SigningState.Credential(session: ObjectIdentifier(signing.auth), token: fresh)
+            call.replays += 1
             if refreshPolicy.replayDelay > 0 {
                 do {
                     try await Delay.sleep(seconds: refreshPolicy.replayDelay)
@@ -147,51 +154,27 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
         }
     }
 
-    /// ``Provider/send(_:)`` for a request whose renewal failed while it waited: the signing
-    /// plugin fails it with `failure` (as it would have, had the request waited inside it);
-    /// a request the plugin does not sign (another host) goes out as usual.
+    /// The token to refresh away from when `result` says the server rejected the token that
+    /// signed the request and the request may be replayed; `nil` otherwise. Not inlined, so
+    /// that its temporaries stay off the async frame that a request waiting for a refresh
+    /// keeps.
     @inline(never)
-    private func send(_ target: Target, failingSigningWith failure: AuthenticationError) async -> Result<
-        Response, CourierError
-    > {
-        await AuthPlugin.$failedRenewal.withValue(AuthPlugin.FailedRenewal(session: signing.auth, error: failure)) {
-            do throws(CourierError) {
-                return .success(try await send(target))
-            } catch {
-                return .failure(error)
-            }
-        }
-    }
-
-    /// Whether `result` is replayed after a refresh: `nil` if not, else the access token the
-    /// rejected request carried (itself `nil` when it carried none). Not inlined, so that its
-    /// temporaries stay off the async frame that a request waiting for a refresh keeps.
-    @inline(never)
-    private func replayDecision(for result: Result<Response, CourierError>, target: Target, replays: Int)
-        -> String??
+    private func rejectedCredential(in result: Result<Response, CourierError>, call: borrowing RequestCall<Target>)
+        -> OAuthToken?
     {
-        guard replays < refreshPolicy.maxReplays, let rejected = rejectedResponse(in: result, for: target),
-            target.task.isReplayable
+        guard call.replays < refreshPolicy.maxReplays, call.isReplayable,
+            let credential = call.signing.credential, credential.session == ObjectIdentifier(signing.auth)
         else { return nil }
-        return .some(Self.accessToken(sentWith: rejected.request))
-    }
-
-    /// The response that says the token was rejected, if `result` is one — only for
-    /// requests this provider signed.
-    private func rejectedResponse(in result: Result<Response, CourierError>, for target: Target) -> Response? {
         let response: Response
         switch result {
         case .success(let value): response = value
-        case .failure(let error):
-            guard case .statusCode(let value) = error else { return nil }
-            response = value
+        case .failure(.statusCode(let value)): response = value
+        case .failure: return nil
         }
-        guard target.resolvedAuthorizationType != nil,
-            response.request?.value(forHTTPHeaderField: "Authorization") != nil,
-            Self.answeredByTokenOrigin(response),
-            refreshPolicy.isAuthenticationFailure(response)
-        else { return nil }
-        return response
+        guard Self.answeredByTokenOrigin(response), refreshPolicy.isAuthenticationFailure(response) else {
+            return nil
+        }
+        return credential.token
     }
 
     /// Whether the answer came from the origin the token was sent to. A redirect to another
@@ -200,12 +183,5 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     static func answeredByTokenOrigin(_ response: Response) -> Bool {
         guard let answeredBy = response.response?.url else { return true }
         return !CrossOriginRedirect.isCrossOrigin(from: response.request?.url, to: answeredBy)
-    }
-
-    /// The access token in the request's `Authorization` header, without its scheme.
-    static func accessToken(sentWith request: URLRequest?) -> String? {
-        guard let header = request?.value(forHTTPHeaderField: "Authorization") else { return nil }
-        guard let space = header.firstIndex(of: " ") else { return header }
-        return String(header[header.index(after: space)...])
     }
 }

@@ -21,8 +21,9 @@ extension Endpoint {
         guard let requestURL = parsedURL ?? URL(string: url), requestURL.scheme != nil else {
             throw .requestMapping(url)
         }
-        // Checked before Foundation sees it: it would turn an empty method into GET.
-        try RequestValidation.validate(method: method.rawValue, url: requestURL)
+        if !isChecked {
+            try checkMethodAndHeaders(url: requestURL)
+        }
         var request = URLRequest(url: requestURL)
         // A new URLRequest is already a GET; the setter normalises the name and costs about
         // 0.4 µs on Linux.
@@ -30,8 +31,6 @@ extension Endpoint {
             request.httpMethod = method.rawValue
         }
         if let httpHeaderFields {
-            // Foundation silently drops a value holding CR, LF or NUL: refuse it instead.
-            try RequestValidation.validate(httpHeaderFields, url: requestURL)
             request.setHeaderFields(httpHeaderFields)
         }
         switch task {
@@ -68,6 +67,28 @@ extension Endpoint {
                 MultipartFormat.contentType(boundary: MultipartFormat.randomBoundary()),
                 forHTTPHeaderField: "Content-Type")
             return try request.encoded(parameters: urlParameters, encoding: URLEncoding.queryString)
+        }
+    }
+}
+
+extension Endpoint {
+    /// This endpoint, its method and header fields checked: a provider checks them once per
+    /// call, and every attempt's ``urlRequest()`` then skips the check.
+    ///
+    /// - Throws: ``CourierError/underlying(_:_:)`` with a ``RequestValidationError``.
+    func checkedForSending() throws(CourierError) -> Endpoint {
+        try checkMethodAndHeaders(url: parsedURL ?? URL(string: url))
+        var checked = self
+        checked.isChecked = true
+        return checked
+    }
+
+    /// Checked before Foundation sees them: it would turn an empty method into GET, and
+    /// silently drop a header value holding CR, LF or NUL.
+    private func checkMethodAndHeaders(url: URL?) throws(CourierError) {
+        try RequestValidation.validate(method: method.rawValue, url: url)
+        if let httpHeaderFields {
+            try RequestValidation.validate(httpHeaderFields, url: url)
         }
     }
 }

@@ -29,6 +29,9 @@ public struct Endpoint: Sendable {
     /// `url` already parsed, when the endpoint was made from a `URL` (as the default
     /// mapping does), so ``urlRequest()`` does not parse the string a second time.
     let parsedURL: URL?
+    /// Whether the method and header fields were found fit to send (``checkedForSending()``),
+    /// so that building a request from the endpoint need not check them again.
+    var isChecked = false
 
     /// Creates an endpoint.
     public init(

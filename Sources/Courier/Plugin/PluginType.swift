@@ -20,10 +20,18 @@ import Foundation
 ///     }
 /// }
 /// ```
+///
+/// Every hook runs on the actor that made the request (the main actor, for a request made
+/// from main-actor code), so a plugin may read the target it is given; a plugin is
+/// `Sendable` because one provider serves every caller. Write its conformance on the type's
+/// declaration (`struct MyPlugin: PluginType`), as above: in an app whose default isolation is
+/// `MainActor`, that keeps the plugin `nonisolated`, as its hooks must be.
 public protocol PluginType: Sendable {
     /// Returns the request to send in place of `request`. It is `async`, unlike Moya's, so a
     /// plugin may await a token refresh. Throwing fails the request before anything is sent.
-    func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest
+    ///
+    /// It runs on the caller's actor. A Moya plugin's synchronous `prepare` satisfies it too.
+    nonisolated(nonsending) func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest
 
     /// Called just before `request` is handed to the transport (or the stub).
     func willSend(_ request: URLRequest, target: any TargetType)
@@ -39,7 +47,9 @@ public protocol PluginType: Sendable {
 
 extension PluginType {
     /// Returns `request` unchanged.
-    public func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+    public nonisolated(nonsending) func prepare(_ request: URLRequest, target: any TargetType) async throws
+        -> URLRequest
+    {
         request
     }
 

@@ -63,12 +63,6 @@ final class HostGate: Sendable {
         self.limit = max(1, limit)
     }
 
-    /// The gate's key for `endpoint`: its host, lowercased (as OkHttp's dispatcher, ports
-    /// are not told apart); an endpoint without a host shares the empty key.
-    static func host(of endpoint: Endpoint) -> String {
-        (endpoint.parsedURL ?? URL(string: endpoint.url))?.host?.lowercased() ?? ""
-    }
-
     /// Whether the current task holds a slot of this gate for `host`, or was started by a
     /// call that did.
     ///

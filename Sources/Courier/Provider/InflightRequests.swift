@@ -4,7 +4,12 @@ import Foundation
 /// call, and each caller waits for its result on its own, so that one caller's cancellation
 /// does not cancel the call for the others.
 final class InflightRequests: Sendable {
-    typealias Outcome = Result<Response, CourierError>
+    /// What a shared call gives each caller: its result, and how it was signed (every caller
+    /// got the same answer to the same signed request).
+    struct Outcome: Sendable {
+        let result: Result<Response, CourierError>
+        let signing: SigningState
+    }
 
     /// One shared call: the task that runs it and the callers waiting for it.
     private struct Call {
@@ -30,28 +35,31 @@ final class InflightRequests: Sendable {
         state.withLock { $0.calls.values.reduce(0) { $0 + $1.waiters.count } }
     }
 
-    /// The result of the call for `identity`: the one in flight, or a new one that runs
-    /// `operation`. A cancelled caller gets ``CourierError/cancelled`` at once; the call
-    /// itself is cancelled when its last caller is.
-    func result(for identity: EndpointIdentity, operation: @escaping @Sendable () async -> Outcome) async
-        -> Outcome
-    {
+    /// The result of the call for `identity`: the one in flight, or a new one, the task that
+    /// `start` returns (the caller makes it, so that it runs on the caller's actor). A
+    /// cancelled caller gets ``CourierError/cancelled`` at once; the call itself is cancelled
+    /// when its last caller is.
+    ///
+    /// - Parameter signing: the caller's own signing state, which a cancelled caller keeps.
+    nonisolated(nonsending) func result(
+        for identity: EndpointIdentity, signing: SigningState, start: () -> Task<Outcome, Never>
+    ) async -> Outcome {
         let waiter = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                join(identity, waiter: waiter, continuation: continuation, operation: operation)
+                join(identity, waiter: waiter, signing: signing, continuation: continuation, start: start)
             }
         } onCancel: {
-            leave(identity, waiter: waiter)
+            leave(identity, waiter: waiter, signing: signing)
         }
     }
 
     private func join(
-        _ identity: EndpointIdentity, waiter: UInt64, continuation: CheckedContinuation<Outcome, Never>,
-        operation: @escaping @Sendable () async -> Outcome
+        _ identity: EndpointIdentity, waiter: UInt64, signing: SigningState,
+        continuation: CheckedContinuation<Outcome, Never>, start: () -> Task<Outcome, Never>
     ) {
         let joined = state.withLock { state -> Bool in
             // Checked under the lock that `leave` takes: a cancellation that came before this
@@ -64,15 +72,20 @@ final class InflightRequests: Sendable {
             state.nextID += 1
             let id = state.nextID
             // Started under the lock, so it cannot finish before it is recorded.
+            let call = start()
             let task = Task {
-                let outcome = await operation()
+                let outcome = await withTaskCancellationHandler {
+                    await call.value
+                } onCancel: {
+                    call.cancel()
+                }
                 self.finish(identity, call: id, with: outcome)
             }
             state.calls[identity] = Call(id: id, task: task, waiters: [waiter: continuation])
             return true
         }
         if !joined {
-            continuation.resume(returning: .failure(.cancelled))
+            continuation.resume(returning: Outcome(result: .failure(.cancelled), signing: signing))
         }
     }
 
@@ -89,7 +102,7 @@ final class InflightRequests: Sendable {
     }
 
     /// A cancelled caller stops waiting; the last one to go cancels the call.
-    private func leave(_ identity: EndpointIdentity, waiter: UInt64) {
+    private func leave(_ identity: EndpointIdentity, waiter: UInt64, signing: SigningState) {
         let (continuation, abandoned) = state.withLock {
             state -> (CheckedContinuation<Outcome, Never>?, Task<Void, Never>?) in
             guard var call = state.calls[identity], let continuation = call.waiters.removeValue(forKey: waiter)
@@ -104,6 +117,6 @@ final class InflightRequests: Sendable {
             return (continuation, nil)
         }
         abandoned?.cancel()
-        continuation?.resume(returning: .failure(.cancelled))
+        continuation?.resume(returning: Outcome(result: .failure(.cancelled), signing: signing))
     }
 }

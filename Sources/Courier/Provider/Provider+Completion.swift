@@ -33,25 +33,40 @@ extension Provider {
     /// request.cancel()  // stops the transfer; completion gets .cancelled
     /// ```
     ///
+    /// Where the handlers run: a handler written in actor-isolated code — main-actor code in
+    /// an app, where it may update the view model as it is — runs on that actor; a handler
+    /// with no isolation (written outside any actor, or a ``Courier/Completion`` value) runs on
+    /// `callbackQueue`, else the provider's ``callbackQueue``, else the main queue, as in
+    /// Moya. The request is built on the caller's actor, like ``request(_:)``.
+    ///
     /// - Parameters:
     ///   - target: the call to send.
-    ///   - callbackQueue: where `progress` and `completion` run; defaults to the provider's
-    ///     ``callbackQueue``, then the main queue.
+    ///   - callbackQueue: where `progress` and `completion` run when they are not isolated to
+    ///     an actor; defaults to the provider's ``callbackQueue``, then the main queue.
     ///   - progress: called as an upload or download advances, ending with the response.
-    ///   - completion: called exactly once.
+    ///   - isolation: the caller's actor, where the request is built (filled in for you).
+    ///   - completion: called exactly once, after the last `progress`.
     /// - Returns: a handle that cancels the request.
     @discardableResult
     public func request(
         _ target: Target,
         callbackQueue: DispatchQueue? = nil,
-        progress: ProgressBlock? = nil,
-        completion: @escaping Completion
+        // Inheriting the caller's isolation is what lets a handler written in main-actor code
+        // update main-actor state, as `Task.init` does for its operation.
+        @_inheritActorContext progress: (@isolated(any) @Sendable (_ progress: ProgressResponse) -> Void)? = nil,
+        isolation: isolated (any Actor)? = #isolation,
+        @_inheritActorContext completion:
+            @escaping @isolated(any) @Sendable (
+                _ result: Result<Response, CourierError>
+            ) -> Void
     ) -> any Cancellable {
-        let queue = callbackQueue ?? self.callbackQueue ?? .main
+        let delivery = CallbackDelivery(
+            queue: callbackQueue ?? self.callbackQueue ?? .main, progress: progress, completion: completion)
         let task = Task {
+            _ = isolation  // The request is built on the caller's actor, where the target belongs.
             let result: Result<Response, CourierError>
-            if let progress {
-                let tracker = ProgressTracker { step in queue.async { progress(step) } }
+            if progress != nil {
+                let tracker = ProgressTracker { step in delivery.progress(step) }
                 result = await ProgressContext.$current.withValue(tracker) {
                     await self.result(for: target)
                 }
@@ -61,13 +76,13 @@ extension Provider {
             } else {
                 result = await self.result(for: target)
             }
-            queue.async { completion(result) }
+            delivery.complete(result)
         }
         return TaskCancellable(task: task)
     }
 
     /// The request's outcome as a `Result`, for the callback and stream forms.
-    func result(for target: Target) async -> Result<Response, CourierError> {
+    nonisolated(nonsending) func result(for target: Target) async -> Result<Response, CourierError> {
         do throws(CourierError) {
             return .success(try await request(target))
         } catch {

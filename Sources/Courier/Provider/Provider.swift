@@ -64,14 +64,27 @@ import Foundation
 ///   new parameter; it is never skipped silently.
 open class Provider<Target: TargetType>: @unchecked Sendable {  // only `let`s
     // @unchecked: an open class cannot be checked, but every stored property is an immutable
-    // `let` of a Sendable type (no lock needed), and subclasses must keep that rule.
+    // `let` of a Sendable type (no lock needed), and subclasses must keep that rule. The
+    // targets it is given need not be Sendable and their conformances may be isolated to an
+    // actor: the provider reads a target, and calls the closures that take one, only in the
+    // request functions (which run on the caller's actor, `nonisolated(nonsending)`) and in
+    // tasks isolated to that same actor (the completion, progress and shared-call forms).
+    // Nothing it sends elsewhere holds a target.
 
-    /// Maps a target to its ``Endpoint``.
+    /// Maps a target to its ``Endpoint``. The provider calls it on the caller's actor, once
+    /// per request.
+    ///
+    /// It is `@Sendable`: in an app whose default isolation is `MainActor`, a closure that
+    /// reads a main-actor target's properties does not compile; see <doc:Concurrency> for
+    /// what to write then.
     public typealias EndpointClosure = @Sendable (Target) -> Endpoint
     /// Builds the `URLRequest` for an endpoint. Async (unlike Moya's callback, which hangs if
-    /// never called); throwing fails the request.
-    public typealias RequestClosure = @Sendable (Endpoint) async throws -> URLRequest
-    /// Says whether, and how, a target is stubbed.
+    /// never called); throwing fails the request. It runs on the caller's actor, before the
+    /// plugins' `prepare`, for every attempt, so that a body is encoded where its `Encodable`
+    /// conformance belongs.
+    public typealias RequestClosure = nonisolated(nonsending) @Sendable (Endpoint) async throws -> URLRequest
+    /// Says whether, and how, a target is stubbed. The provider calls it on the caller's actor,
+    /// once per request.
     public typealias StubClosure = @Sendable (Target) -> StubBehavior
 
     /// Maps targets to endpoints.
@@ -99,6 +112,9 @@ open class Provider<Target: TargetType>: @unchecked Sendable {  // only `let`s
     public let maxRequestsPerHost: Int?
     /// The per-host limit, when ``maxRequestsPerHost`` is set.
     let hostGate: HostGate?
+    /// The plugins' `prepare` steps, with each ``AuthPlugin`` picked out once so that it can
+    /// record in the call which token signed it.
+    let preparation: [PreparationStep]
 
     /// Creates a provider; every argument has Moya's default.
     ///
@@ -153,6 +169,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {  // only `let`s
         self.callbackQueue = callbackQueue
         self.transport = transport
         self.plugins = plugins
+        self.preparation = plugins.map(PreparationStep.init)
         self.retryPolicy = retryPolicy
     }
 
@@ -162,227 +179,40 @@ open class Provider<Target: TargetType>: @unchecked Sendable {  // only `let`s
     /// the transport or stub, validation, `didReceive` and `process`. Cancelling the calling
     /// task cancels the transfer and throws ``CourierError/cancelled``.
     ///
-    /// This is the one override point; overrides restate `async throws(CourierError)`.
+    /// It runs on the caller's actor (`nonisolated(nonsending)`): the target is read there,
+    /// and only what is built from it — the endpoint and the `URLRequest` — goes on to the
+    /// transport, which does its work off that actor. So a target whose conformance is
+    /// isolated to the main actor (an app's default) is used only on the main actor.
+    ///
+    /// This is the one override point; overrides restate `async throws(CourierError)`:
+    ///
+    /// ```swift
+    /// override func request(_ target: GitHub) async throws(CourierError) -> Response {
+    ///     try await super.request(target)
+    /// }
+    /// ```
     ///
     /// - Throws: a ``CourierError`` that says what failed.
-    open func request(_ target: Target) async throws(CourierError) -> Response {
+    nonisolated(nonsending) open func request(_ target: Target) async throws(CourierError) -> Response {
         try await send(target)
     }
 
     /// The pipeline behind ``request(_:)``, with the ``retryPolicy``'s retries, for
     /// subclasses that wrap it (a subclass that replays a request calls this for each
     /// replay).
-    public final func send(_ target: Target) async throws(CourierError) -> Response {
-        guard let tracker = ProgressContext.current else {
-            if let inflights {
-                return try await sharedAttempts(target, inflights: inflights).get()
-            }
-            return try await attempts(target, progress: nil)
-        }
-        // Progress belongs to this request's own transfer: the plugins run without it, so a
-        // request that a plugin makes (or a task it starts) never reports into it.
-        let result: Result<Response, CourierError> = await ProgressContext.$current.withValue(nil) {
-            do throws(CourierError) {
-                return .success(try await self.attempts(target, progress: tracker.report))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+    nonisolated(nonsending) public final func send(_ target: Target) async throws(CourierError) -> Response {
+        var call = makeCall(for: target)
+        return try await send(&call)
     }
 
-    /// The attempts of `target`, shared with every identical request in flight
-    /// (``trackInflights``).
-    private func sharedAttempts(_ target: Target, inflights: InflightRequests) async -> Result<
-        Response, CourierError
-    > {
-        let endpoint = endpointClosure(target)
-        let identity = endpoint.identity
-        guard identity.isShareable else {
-            return await attemptsResult(target, endpoint: endpoint)
-        }
-        return await inflights.result(for: identity) {
-            await self.attemptsResult(target, endpoint: endpoint)
-        }
-    }
-
-    private func attemptsResult(_ target: Target, endpoint: Endpoint) async -> Result<Response, CourierError> {
-        do throws(CourierError) {
-            return .success(try await attempts(target, progress: nil, endpoint: endpoint))
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// The attempts of one request: the first, and the ``retryPolicy``'s retries.
+    /// The endpoint this provider makes for `target` (its ``endpointClosure``), as Moya's
+    /// `endpoint(_:)`: what a request for `target` would be built from.
     ///
-    /// - Parameters:
-    ///   - endpoint: the first attempt's endpoint when the caller made it already.
-    ///   - gated: whether to take a slot of ``maxRequestsPerHost`` first (the call that
-    ///     takes it passes `false` for the attempts it then makes).
-    private func attempts(
-        _ target: Target, progress: ProgressContext.Report?, endpoint: Endpoint? = nil, gated: Bool = true
-    ) async throws(CourierError) -> Response {
-        // A branch, not a wrapper function: an ungated request then keeps one async frame
-        // less alive while it waits (for a refresh, say).
-        if gated, let hostGate {
-            return try await attemptsHoldingSlot(hostGate, target, progress: progress, endpoint: endpoint)
-        }
-        guard let retryPolicy else {
-            return try await attempt(target, progress: progress, endpoint: endpoint).get()
-        }
-        var retries = 0
-        var endpoint = endpoint
-        while true {
-            let result = await attempt(target, progress: progress, endpoint: endpoint)
-            endpoint = nil
-            guard let delay = retryPolicy.delay(after: result, target: target, retries: retries) else {
-                return try result.get()
-            }
-            retries += 1
-            do {
-                try await retryPolicy.sleep(delay)
-            } catch {
-                throw .cancelled
-            }
-            if Task.isCancelled { throw .cancelled }
-        }
-    }
-
-    private func attemptsHoldingSlot(
-        _ gate: HostGate, _ target: Target, progress: ProgressContext.Report?, endpoint: Endpoint?
-    ) async throws(CourierError) -> Response {
-        try await withHostSlot(gate, for: target, endpoint: endpoint) { (endpoint) async throws(CourierError) in
-            try await self.attempts(target, progress: progress, endpoint: endpoint, gated: false)
-        }
-    }
-
-    /// One pass through the pipeline: every plugin hook runs once.
-    private func attempt(_ target: Target, progress: ProgressContext.Report?, endpoint: Endpoint?) async
-        -> Result<Response, CourierError>
-    {
-        let endpoint = endpoint ?? endpointClosure(target)
-        // Boxed once for every plugin hook, instead of once per hook and plugin.
-        let erased: any TargetType = target
-        let prepared: URLRequest
-        do {
-            prepared = try await prepareRequest(for: endpoint, target: erased)
-        } catch {
-            // Moya tells the plugins about a request cancelled before it left; other failures
-            // to build the request reach the caller only.
-            guard error.isCancelled else { return .failure(error) }
-            return notifyUnsent(.failure(.cancelled), target: erased)
-        }
-        notifyWillSend(prepared, target: erased)
-        let result = await perform(prepared, endpoint: endpoint, target: target, progress: progress)
-        return finish(result, target: target, erased: erased)
-    }
-
-    private func prepareRequest(for endpoint: Endpoint, target: any TargetType) async throws(CourierError)
-        -> URLRequest
-    {
-        var request: URLRequest
-        do {
-            request = try await requestClosure(endpoint)
-            for plugin in plugins {
-                request = try await plugin.prepare(request, target: target)
-            }
-        } catch {
-            throw CourierError(error)
-        }
-        if Task.isCancelled { throw .cancelled }
-        try RequestValidation.validate(request)
-        return request
-    }
-
-    // The synchronous steps live in functions of their own (not inlined), so their
-    // temporaries stay on the thread's stack instead of enlarging the async frame that every
-    // waiting request keeps alive.
-
-    @inline(never)
-    private func notifyWillSend(_ request: URLRequest, target: any TargetType) {
-        for plugin in plugins {
-            plugin.willSend(request, target: target)
-        }
-    }
-
-    /// Every plugin's `didReceive` and `process` for a request that was never sent, marked as
-    /// such (``PluginNotification/requestWasSent``) so that a plugin counting requests in
-    /// flight does not end one it never saw begin.
-    @inline(never)
-    func notifyUnsent(_ result: Result<Response, CourierError>, target: any TargetType) -> Result<
-        Response, CourierError
-    > {
-        PluginNotification.$requestWasSent.withValue(false) {
-            var result = result
-            for plugin in plugins {
-                plugin.didReceive(result, target: target)
-            }
-            for plugin in plugins {
-                result = plugin.process(result, target: target)
-            }
-            return result
-        }
-    }
-
-    /// Validation, then every plugin's `didReceive` and `process`.
-    @inline(never)
-    private func finish(_ result: Result<Response, CourierError>, target: Target, erased: any TargetType)
-        -> Result<Response, CourierError>
-    {
-        var result = result
-        if case .success(let response) = result, !target.validationType.accepts(response.statusCode) {
-            result = .failure(.statusCode(response.rejected(by: target.validationType)))
-        }
-        for plugin in plugins {
-            plugin.didReceive(result, target: erased)
-        }
-        for plugin in plugins {
-            result = plugin.process(result, target: erased)
-        }
-        return result
-    }
-
-    private func perform(
-        _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressContext.Report?
-    ) async -> Result<Response, CourierError> {
-        switch stubClosure(target) {
-        case .never:
-            return await sendForReal(
-                request, task: endpoint.task, progress: progress, isIdempotent: target.resolvedIsIdempotent)
-        case .immediate:
-            return StubResponder.respond(to: request, endpoint: endpoint)
-        case .delayed(let seconds):
-            do {
-                try await Delay.sleep(seconds: seconds)
-            } catch {
-                return .failure(.cancelled)
-            }
-            return StubResponder.respond(to: request, endpoint: endpoint)
-        }
-    }
-
-    /// Sends `request` through the transport. A multipart body written to a temporary file
-    /// for this attempt is removed when the attempt ends, however it ends.
-    private func sendForReal(
-        _ request: URLRequest, task: RequestTask, progress: ProgressContext.Report?, isIdempotent: Bool
-    ) async -> Result<Response, CourierError> {
-        let body: PreparedBody
-        do {
-            body = try await PreparedBody.prepare(for: task, request: request)
-        } catch {
-            return .failure(error)
-        }
-        defer { body.cleanUp() }
-        do {
-            let response = try await transport.send(
-                TransportRequest(
-                    urlRequest: body.request, body: body.transportBody,
-                    downloadDestination: task.downloadDestination, progress: progress,
-                    isIdempotent: isIdempotent))
-            return .success(response)
-        } catch {
-            return .failure(.transport(error, request: body.request))
-        }
+    /// ```swift
+    /// let endpoint = provider.endpoint(.user(name: "ada"))
+    /// #expect(endpoint.url == "https://api.github.com/users/ada")
+    /// ```
+    public func endpoint(_ target: Target) -> Endpoint {
+        endpointClosure(target)
     }
 }

@@ -92,7 +92,13 @@ public struct RetryPolicy: Sendable {
     public func delay(after result: Result<Response, CourierError>, target: any TargetType, retries: Int)
         -> TimeInterval?
     {
-        guard retries < maxRetries, target.resolvedIsIdempotent, target.task.isReplayable else { return nil }
+        guard target.resolvedIsIdempotent, target.task.isReplayable else { return nil }
+        return delay(after: result, retries: retries)
+    }
+
+    /// How long to wait before retrying after `result`, for a request that may be sent again.
+    func delay(after result: Result<Response, CourierError>, retries: Int) -> TimeInterval? {
+        guard retries < maxRetries else { return nil }
         switch result {
         case .success(let response), .failure(.statusCode(let response)):
             guard retryableStatusCodes.contains(response.statusCode) else { return nil }
@@ -137,6 +143,6 @@ extension TargetType {
     package var resolvedIsIdempotent: Bool {
         if let multi = self as? MultiTarget { return multi.target.resolvedIsIdempotent }
         if let retryable = self as? any RetryableTarget { return retryable.isIdempotent }
-        return [HTTPMethod.get, .head, .put, .delete, .options, .trace].contains(method)
+        return method.isIdempotent
     }
 }

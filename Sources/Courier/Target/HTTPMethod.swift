@@ -47,6 +47,18 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
         self == .post || self == .put || self == .patch || self == .connect
     }
 
+    /// Whether sending a request with this method twice has the same effect as sending it
+    /// once (RFC 9110 §9.2.2): `GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS` and `TRACE`.
+    ///
+    /// The one list behind ``RetryPolicy`` (which retries only idempotent requests unless a
+    /// ``RetryableTarget`` says otherwise) and ``TransportRequest/isIdempotent``.
+    public var isIdempotent: Bool {
+        switch rawValue {
+        case "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE": true
+        default: false
+        }
+    }
+
     /// Whether ``URLEncoding/default`` puts parameters in the query string for this method
     /// (`GET`, `HEAD`, `DELETE`) rather than in the body.
     var encodesParametersInURL: Bool {

@@ -24,7 +24,19 @@ import Foundation
 ///
 /// A Moya target moves over by renaming `Task` to ``RequestTask`` and `Method` to
 /// ``HTTPMethod``.
-public protocol TargetType: Sendable {
+///
+/// ## Isolation
+///
+/// A target need not be `Sendable`, and its conformance may be isolated to an actor: in an app
+/// target whose default isolation is `MainActor` (a new Xcode 26 app), the extension above
+/// gives a main-actor-isolated conformance, and that is fine. A provider reads a target's
+/// properties only on the actor that called ``Provider/request(_:)`` (the request functions
+/// run on the caller's actor), and sends on only what it built from them — the ``Endpoint``
+/// and the `URLRequest`. See <doc:Concurrency>.
+///
+/// Generic code that sends a target to another task, such as a task group that runs
+/// `provider.request(target)` for many targets, says so with `T: TargetType & Sendable`.
+public protocol TargetType {
     /// The base URL of the service, such as `https://api.example.com/v1`. It may carry a path
     /// and a query; ``path`` is appended to its path and its query is kept.
     var baseURL: URL { get }

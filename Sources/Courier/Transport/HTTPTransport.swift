@@ -98,6 +98,6 @@ public struct TransportRequest: Sendable {
     /// Whether `method` is idempotent by RFC 9110 §9.2.2; `nil` counts as `GET`, as it does
     /// for `URLRequest`.
     static func isIdempotent(method: String?) -> Bool {
-        ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"].contains(method ?? "GET")
+        HTTPMethod(rawValue: method ?? "GET").isIdempotent
     }
 }

@@ -1,6 +1,7 @@
 // swift-format-ignore-file
 // (The docs' code blocks appear here line for line, formatted as the docs show them.)
 import Courier
+import CourierTesting
 import Foundation
 import Testing
 
@@ -75,10 +76,18 @@ enum READMETokenRefresh {  // sample scaffold
 
 @Suite("README: token refresh and retries samples")
 struct READMETokenRefreshSamples {
-    @Test("the samples' types behave as the README says")
-    func types() {
-        #expect(READMETokenRefresh.AuthAPI.refresh(token: "r").resolvedAuthorizationType == nil)
-        #expect(READMETokenRefresh.MyAPI.profile.resolvedAuthorizationType == .bearer)
+    @Test("the samples' types behave as the README says: the token endpoint is never signed, the API is")
+    func types() async throws {
+        let transport = ScriptedTransport()
+        transport.always(.status(200), for: .any)
+        let session = AuthSession(
+            store: InMemoryTokenStore(OAuthToken(accessToken: "t", refreshToken: "r", tokenType: "Bearer")),
+            refresh: { $0 })
+        _ = try await RefreshableProvider<READMETokenRefresh.AuthAPI>(auth: session, transport: transport)
+            .request(.refresh(token: "r"))
+        _ = try await RefreshableProvider<READMETokenRefresh.MyAPI>(auth: session, transport: transport)
+            .request(.profile)
+        #expect(transport.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == [nil, "Bearer t"])
         let policy = RetryPolicy(maxRetries: 3, baseDelay: 0.5, maximumDelay: 30)
         #expect(policy.maxRetries == 3)
     }

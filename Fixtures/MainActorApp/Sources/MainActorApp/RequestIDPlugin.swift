@@ -1,0 +1,23 @@
+import Courier
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A plugin as apps write them: a struct that adds a header and logs what it sees.
+public struct RequestIDPlugin: PluginType {
+    public init() {}
+
+    public func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+        var request = request
+        request.setValue("req-\(target.path)", forHTTPHeaderField: "X-Request-ID")
+        return request
+    }
+
+    public func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) {
+        if case .failure(let error) = result {
+            print("request \(target.path) failed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,1 @@
+../../../../../Tests/CourierTests/Docs/READMETransfersSamples.swift

@@ -1,0 +1,185 @@
+// swift-format-ignore-file
+// (The docs' code blocks appear here line for line, formatted as the docs show them.)
+import Courier
+import CourierTesting
+import Dispatch
+import Foundation
+import Observation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+// The Concurrency article's samples, kept in sync by DocSamplesSyncTests. This file is also
+// compiled, and its tests run, by Fixtures/MainActorApp, whose targets are main-actor
+// isolated by default: what the article says of such an app is checked there.
+
+enum AppAPI {
+    case me
+    case post(Draft)
+}
+
+extension AppAPI: TargetType {
+    var baseURL: URL { AppSettings.baseURL }
+    var path: String {
+        switch self {
+        case .me: "me"
+        case .post: "posts"
+        }
+    }
+    var method: HTTPMethod {
+        switch self {
+        case .me: .get
+        case .post: .post
+        }
+    }
+    var task: RequestTask {
+        switch self {
+        case .me: .requestPlain
+        case .post(let draft): .requestJSONEncodable(draft)
+        }
+    }
+    var headers: [String: String]? { nil }
+}
+
+enum AppSettings {
+    static let baseURL = URL(string: "https://api.example.com")!
+}
+
+struct Draft: Encodable { let title: String }
+struct Me: Decodable { let name: String }
+
+@MainActor  // sample scaffold
+@Observable
+final class MeModel {
+    var name = ""
+    var isLoading = false
+    let provider: Provider<AppAPI>
+
+    init(provider: Provider<AppAPI>) {
+        self.provider = provider
+    }
+
+    func load() async throws {
+        name = try await provider.request(.me, as: Me.self).name
+    }
+
+    func loadTheMoyaWay() {
+        isLoading = true
+        provider.request(.me) { result in
+            self.isLoading = false  // runs on the main actor, where it was written
+            if case .success(let response) = result {
+                self.name = (try? response.map(Me.self).name) ?? ""
+            }
+        }
+    }
+}
+
+enum ConcurrencyDocs {  // sample scaffold
+    nonisolated enum FeedAPI: TargetType {
+        case items
+        var baseURL: URL { URL(string: "https://feed.example.com")! }
+        var path: String { "items" }
+        var method: HTTPMethod { .get }
+        var task: RequestTask { .requestPlain }
+        var headers: [String: String]? { nil }
+    }
+
+    actor FeedSync {
+        let provider: Provider<FeedAPI>
+
+        init(provider: Provider<FeedAPI>) {
+            self.provider = provider
+        }
+
+        func sync() async throws -> Data {
+            try await provider.request(.items).data
+        }
+    }
+
+    static let tagged = Provider<FeedAPI>(endpointClosure: { target in
+        Provider.defaultEndpointMapping(for: target).adding(newHTTPHeaderFields: ["X-Client": "app"])
+    })
+
+    nonisolated final class FeedProvider: Provider<FeedAPI>, @unchecked Sendable {
+        nonisolated(nonsending) override func request(_ target: FeedAPI) async throws(CourierError) -> Response {
+            try await super.request(target)
+        }
+    }
+
+    static func sendAll<Target: TargetType & Sendable>(_ targets: [Target], with provider: Provider<Target>) async -> Int {
+        await withTaskGroup(of: Bool.self) { group in
+            for target in targets {
+                group.addTask { (try? await provider.request(target)) != nil }
+            }
+            var sent = 0
+            for await ok in group where ok {
+                sent += 1
+            }
+            return sent
+        }
+    }
+
+    @MainActor
+    final class RequestLog {
+        var lines: [String] = []
+    }
+
+    struct TrackerPlugin: PluginType {
+        let log: RequestLog
+
+        func willSend(_ request: URLRequest, target: any TargetType) {
+            let line = "\(request.httpMethod ?? "GET") \(target.path)"
+            Task { @MainActor in log.lines.append(line) }
+        }
+    }
+
+    nonisolated struct Catalog: Decodable {
+        let items: [String]
+    }
+
+    static func loadCatalog(with provider: Provider<AppAPI>) async throws -> Catalog {
+        let data = try await provider.request(.me).data
+        return try await Task.detached { try JSONDecoder().decode(Catalog.self, from: data) }.value
+    }
+
+    static func fetchInBackground(with provider: Provider<FeedAPI>, queue: DispatchQueue) {
+        let completion: Completion = { result in
+            print("fetched on the queue:", (try? result.get().statusCode) ?? 0)
+        }
+        provider.request(.items, callbackQueue: queue, completion: completion)
+    }
+}  // sample scaffold
+
+@Suite("Concurrency samples")
+struct ConcurrencySamples {
+    @Test("the view model loads with async/await and with the completion form, on the main actor")
+    @MainActor
+    func viewModel() async throws {
+        let transport = ScriptedTransport()
+        transport.always(.json(#"{"name":"Ada"}"#), for: .get("/me"))
+        let model = MeModel(provider: Provider(transport: transport))
+        try await model.load()
+        #expect(model.name == "Ada")
+        model.name = ""
+        model.loadTheMoyaWay()
+        #expect(model.isLoading)
+        // The handler runs on the main actor after the request: wait for the model to change.
+        for await _ in Observations({ model.isLoading }) where !model.isLoading { break }
+        #expect(model.name == "Ada")
+    }
+
+    @Test("an actor sends requests for a nonisolated target; generic code sends many")
+    func offTheMainActor() async throws {
+        let transport = ScriptedTransport()
+        transport.always(.json(#"["a"]"#), for: .get("/items"))
+        let provider = Provider<ConcurrencyDocs.FeedAPI>(transport: transport)
+        let data = try await ConcurrencyDocs.FeedSync(provider: provider).sync()
+        #expect(String(decoding: data, as: UTF8.self) == #"["a"]"#)
+        #expect(await ConcurrencyDocs.sendAll(Array(repeating: .items, count: 20), with: provider) == 20)
+        let subclassed = try await ConcurrencyDocs.FeedProvider(transport: transport).request(.items)
+        #expect(subclassed.statusCode == 200)
+        #expect(ConcurrencyDocs.tagged.endpoint(.items).httpHeaderFields?["X-Client"] == "app")
+    }
+}
