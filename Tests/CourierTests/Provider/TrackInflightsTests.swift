@@ -199,7 +199,7 @@ final class ExecutorBoundProvider: Provider<TestAPI>, @unchecked Sendable {  // 
         super.init(transport: transport, plugins: plugins, trackInflights: trackInflights)
     }
 
-    override func request(_ target: TestAPI) async throws(CourierError) -> Response {
+    nonisolated(nonsending) override func request(_ target: TestAPI) async throws(CourierError) -> Response {
         try await withTaskExecutorPreference(executor) { () async throws(CourierError) -> Response in
             // Counted on the executor: once the count is reached, idle means every call waits.
             started.increment()
