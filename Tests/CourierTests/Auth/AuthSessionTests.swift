@@ -5,7 +5,7 @@ import Testing
 
 /// AuthSession with closure-backed refreshes: real concurrency, no network. A refresh is held
 /// at a gate, or until its callers have all been started, never for a time.
-@Suite("AuthSession", .timeLimit(.minutes(3)))
+@Suite("AuthSession", .timeLimit(.minutes(10)))
 struct AuthSessionTests {
     static func token(_ name: String, refresh: String? = "R", lifetime: TimeInterval = 3600) -> OAuthToken {
         OAuthToken(

@@ -130,7 +130,7 @@ enum TokenRefresh {  // sample scaffold
 }  // sample scaffold
 
 extension TokenRefresh {
-    @Suite("Token refresh samples", .timeLimit(.minutes(2)))
+    @Suite("Token refresh samples", .timeLimit(.minutes(10)))
     struct Samples {
         @Test("the refresh closure's shape: a form POST to the token endpoint, unsigned, parsed into a token")
         func refreshEndpoint() async throws {

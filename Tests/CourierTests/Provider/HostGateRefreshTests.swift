@@ -9,7 +9,7 @@ import Testing
 #endif
 
 @Suite(
-    "maxRequestsPerHost with a refresh: requests queued at the gate go out with the new token", .timeLimit(.minutes(3)))
+    "maxRequestsPerHost with a refresh: requests queued at the gate go out with the new token", .timeLimit(.minutes(10)))
 struct HostGateRefreshTests {
     static func token(_ name: String) -> OAuthToken {
         OAuthToken(
