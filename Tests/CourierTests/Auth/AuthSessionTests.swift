@@ -24,7 +24,9 @@ struct AuthSessionTests {
                     // Held until every caller has been started: they all ask while it runs.
                     try await started.wait(forAtLeast: 100)
                     return Self.token("new-\(round)")
-                })
+                },
+                // Held by the test: it must not time out on a slow machine (not the claim here).
+                refreshTimeout: 3_600)
             let tokens = try await withThrowingTaskGroup(of: String.self) { group in
                 for index in 0..<100 {
                     group.addTask {
@@ -54,7 +56,9 @@ struct AuthSessionTests {
                 // A cancelled refresh would throw here, and the others would fail with it.
                 try await gate.wait()
                 return Self.token("new")
-            })
+            },
+            // Held by the test: it must not time out on a slow machine (not the claim here).
+            refreshTimeout: 3_600)
         let trigger = Task { try await session.validToken() }
         try await calls.wait(forAtLeast: 1)
         let others = (0..<5).map { _ in Task(executorPreference: executor) { try await session.validToken() } }
@@ -185,7 +189,9 @@ struct AuthSessionTests {
                     // The sign-out cancels the refresh; it answers all the same, once let go.
                     try? await gate.wait()
                     return Self.token("resurrected")
-                })
+                },
+                // Held by the test: it must not time out on a slow machine (not the claim here).
+                refreshTimeout: 3_600)
             let waiter = Task { try await session.validToken() }
             try await started.wait(forAtLeast: 1)
             try await session.signOut()
@@ -216,7 +222,9 @@ struct AuthSessionTests {
                     // Held until every caller has been started: they all ask while it runs.
                     try await started.wait(forAtLeast: 50)
                     return Self.token("anonymous")
-                })
+                },
+                // Held by the test: it must not time out on a slow machine (not the claim here).
+                refreshTimeout: 3_600)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<50 {
                     group.addTask {

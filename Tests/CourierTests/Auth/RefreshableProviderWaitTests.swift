@@ -29,7 +29,9 @@ struct RefreshableProviderWaitTests {
                 refreshes.increment()
                 try await gate.wait()
                 return try outcome()
-            })
+            },
+            // Held by the test: it must not time out on a slow machine (not the claim here).
+            refreshTimeout: 3_600)
     }
 
     /// Starts `count` requests on `executor`, so that the test can wait until every one of

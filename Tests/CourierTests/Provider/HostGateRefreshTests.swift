@@ -9,7 +9,8 @@ import Testing
 #endif
 
 @Suite(
-    "maxRequestsPerHost with a refresh: requests queued at the gate go out with the new token", .timeLimit(.minutes(10)))
+    "maxRequestsPerHost with a refresh: requests queued at the gate go out with the new token", .timeLimit(.minutes(10))
+)
 struct HostGateRefreshTests {
     static func token(_ name: String) -> OAuthToken {
         OAuthToken(
@@ -32,7 +33,9 @@ struct HostGateRefreshTests {
                 // the refresh is in flight.
                 try await started.wait(forAtLeast: 200)
                 return Self.token("new")
-            })
+            },
+            // Held by the test: it must not time out on a slow machine (not the claim here).
+            refreshTimeout: 3_600)
         let provider = RefreshableProvider<HostAPI>(
             auth: session, transport: server.transport, maxRequestsPerHost: limit)
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -127,7 +130,9 @@ struct HostGateRefreshTests {
                 try await gate.wait()
                 refreshEnded.setValue(true)
                 return Self.token("new")
-            })
+            },
+            // Held by the test: it must not time out on a slow machine (not the claim here).
+            refreshTimeout: 3_600)
         let provider = RefreshableProvider<HostAPI>(
             auth: session, transport: server.transport, maxRequestsPerHost: 1)
         let holder = Task(executorPreference: executor) { try await provider.request(.item(0)) }

@@ -16,7 +16,8 @@ struct RefreshBehaviourTests {
     func requestsDuringRefreshWait() async throws {
         let log = SentLog()
         let refreshGate = Gate()
-        let fixture = try await AuthFixture.make(plugins: [log], refreshGate: refreshGate)
+        // The test holds the refresh: it must not time out on a slow machine (not the claim).
+        let fixture = try await AuthFixture.make(refreshTimeout: 3_600, plugins: [log], refreshGate: refreshGate)
         defer { fixture.cleanUp() }
         let oldToken = try #require(await fixture.session.token).accessToken
         try await fixture.server.expireAccessTokens()
@@ -188,7 +189,8 @@ struct RefreshBehaviourTests {
     @Test("cancelling the request that triggered the refresh: the refresh completes, the others succeed")
     func cancelTrigger() async throws {
         let refreshGate = Gate()
-        let fixture = try await AuthFixture.make(refreshGate: refreshGate)
+        // The test holds the refresh: it must not time out on a slow machine (not the claim).
+        let fixture = try await AuthFixture.make(refreshTimeout: 3_600, refreshGate: refreshGate)
         defer { fixture.cleanUp() }
         try await fixture.server.expireAccessTokens()
         let trigger = Task { try await fixture.provider.request(fixture.api("api/trigger")) }
