@@ -8,7 +8,8 @@ import Foundation
 ///     store: FileTokenStore(url: tokenFile),
 ///     refresh: { token in
 ///         // Call the token endpoint through a plain Provider, never the refreshable one.
-///         let response = try await authProvider.request(.refresh(token.refreshToken ?? ""))
+///         guard let refreshToken = token.refreshToken else { throw AuthenticationError.sessionExpired }
+///         let response = try await authProvider.request(.refresh(token: refreshToken))
 ///         return try OAuthToken(response: response)
 ///     })
 /// ```

@@ -123,7 +123,7 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     }
 
     /// The first attempt and the replays.
-    nonisolated(nonsending) private func requestWithReplays(_ call: inout RequestCall<Target>)
+    nonisolated(nonsending) private func requestWithReplays(_ call: inout RequestCall)
         async throws(CourierError) -> Response
     {
         while true {
@@ -159,7 +159,7 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     /// that its temporaries stay off the async frame that a request waiting for a refresh
     /// keeps.
     @inline(never)
-    private func rejectedCredential(in result: Result<Response, CourierError>, call: borrowing RequestCall<Target>)
+    private func rejectedCredential(in result: Result<Response, CourierError>, call: borrowing RequestCall)
         -> OAuthToken?
     {
         guard call.replays < refreshPolicy.maxReplays, call.isReplayable,

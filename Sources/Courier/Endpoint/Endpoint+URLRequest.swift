@@ -14,7 +14,9 @@ extension Endpoint {
     ///
     /// - Throws: ``CourierError/underlying(_:_:)`` with a ``RequestValidationError`` for a
     ///   header name that is not an HTTP token or a value holding CR, LF or NUL,
-    ///   ``CourierError/requestMapping(_:)`` for an invalid URL,
+    ///   ``CourierError/requestMapping(_:)`` for a URL that is invalid or relative
+    ///   (`Endpoint(url: "users/1")`, which Moya sends when stubbed: Courier needs an absolute
+    ///   URL, stubbed or not, and its description says so),
     ///   ``CourierError/parameterEncoding(_:)`` or ``CourierError/encodableMapping(_:)``
     ///   when the task cannot be encoded.
     public func urlRequest() throws(CourierError) -> URLRequest {
@@ -72,23 +74,21 @@ extension Endpoint {
 }
 
 extension Endpoint {
-    /// This endpoint, its method and header fields checked: a provider checks them once per
-    /// call, and every attempt's ``urlRequest()`` then skips the check.
+    /// Checks the method and header fields: a provider checks them once per call, and every
+    /// attempt's ``urlRequest()`` then skips the check.
     ///
     /// - Throws: ``CourierError/underlying(_:_:)`` with a ``RequestValidationError``.
-    func checkedForSending() throws(CourierError) -> Endpoint {
+    mutating func checkForSending() throws(CourierError) {
         try checkMethodAndHeaders(url: parsedURL ?? URL(string: url))
-        var checked = self
-        checked.isChecked = true
-        return checked
+        markChecked()
     }
 
     /// Checked before Foundation sees them: it would turn an empty method into GET, and
     /// silently drop a header value holding CR, LF or NUL.
-    private func checkMethodAndHeaders(url: URL?) throws(CourierError) {
-        try RequestValidation.validate(method: method.rawValue, url: url)
+    private func checkMethodAndHeaders(url: @autoclosure () -> URL?) throws(CourierError) {
+        try RequestValidation.validate(method: method.rawValue, url: url())
         if let httpHeaderFields {
-            try RequestValidation.validate(httpHeaderFields, url: url)
+            try RequestValidation.validate(httpHeaderFields, url: url())
         }
     }
 }

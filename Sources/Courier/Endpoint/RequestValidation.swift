@@ -72,6 +72,8 @@ enum RequestValidation {
     /// Throws when the method or a header name is not an HTTP token, or a header value holds
     /// CR, LF or NUL.
     static func validate(_ request: URLRequest) throws(CourierError) {
+        // The URL only names the request in an error: it is read (a conversion on Linux) only
+        // then.
         try validate(method: request.httpMethod ?? "GET", url: request.url)
         if let fields = request.allHTTPHeaderFields {
             try validate(fields, url: request.url)
@@ -79,14 +81,14 @@ enum RequestValidation {
     }
 
     /// Throws when `method` is not an HTTP token.
-    static func validate(method: String, url: URL?) throws(CourierError) {
+    static func validate(method: String, url: @autoclosure () -> URL?) throws(CourierError) {
         if !isToken(method), let (prefix, character) = firstNonToken(method) {
             throw refusal(.invalidMethod(validPrefix: prefix, invalidCharacter: character), url)
         }
     }
 
     /// Throws when a header name is not an HTTP token or a value holds CR, LF or NUL.
-    static func validate(_ fields: [String: String], url: URL?) throws(CourierError) {
+    static func validate(_ fields: [String: String], url: @autoclosure () -> URL?) throws(CourierError) {
         // The common case, every field valid, costs one pass over the bytes.
         guard fields.contains(where: { !isToken($0.key) || breaksLine($0.value) }) else { return }
         // Sorted, so that the same headers always give the same error.
@@ -100,8 +102,8 @@ enum RequestValidation {
         }
     }
 
-    private static func refusal(_ reason: RequestValidationError.Reason, _ url: URL?) -> CourierError {
-        .underlying(RequestValidationError(reason: reason, url: url), nil)
+    private static func refusal(_ reason: RequestValidationError.Reason, _ url: () -> URL?) -> CourierError {
+        .underlying(RequestValidationError(reason: reason, url: url()), nil)
     }
 
     private static func isToken(_ text: String) -> Bool {

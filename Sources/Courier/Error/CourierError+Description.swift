@@ -40,7 +40,9 @@ extension CourierError: CustomStringConvertible, CustomDebugStringConvertible, L
         case .underlying(let error, let response):
             return Self.describeUnderlying(error, response: response, redaction: redaction)
         case .requestMapping(let url):
-            return ErrorText.sentence("Could not build a URL request from \(redaction.redact(urlString: url))")
+            let problem = EndpointURLProblem(url).map { ": " + $0.explanation } ?? ""
+            return ErrorText.sentence(
+                "Could not build a URL request from \"\(redaction.redact(urlString: url))\"\(problem)")
         case .parameterEncoding(let error):
             return ErrorText.sentence(
                 "Could not encode the parameters: " + ErrorText.describe(error, redaction: redaction))

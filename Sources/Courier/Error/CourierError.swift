@@ -9,6 +9,10 @@ import Foundation
 /// The cases are Moya's `MoyaError`, plus ``authentication(_:)`` for token problems and
 /// ``cancelled``. Descriptions say what happened and never contain a token, a refresh token
 /// or a password.
+///
+/// Tests compare errors with ``==(_:_:)`` (the same case with equal payloads), or ask what
+/// kind of failure one is: ``statusCode``, ``isSessionExpired``, ``isCancelled``,
+/// ``authenticationError``, ``urlError``.
 public enum CourierError: Error {
     /// The response's data could not be read as JSON.
     case jsonMapping(Response)

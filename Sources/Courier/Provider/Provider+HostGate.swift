@@ -13,8 +13,8 @@ extension Provider {
     /// waiting gets ``CourierError/cancelled``, and the plugins hear of it as of any request
     /// cancelled before it was sent.
     nonisolated(nonsending) func withHostSlot(
-        _ gate: HostGate, for call: inout RequestCall<Target>,
-        _ body: (inout RequestCall<Target>) async throws(CourierError) -> Response
+        _ gate: HostGate, for call: inout RequestCall,
+        _ body: (inout RequestCall) async throws(CourierError) -> Response
     ) async throws(CourierError) -> Response {
         guard let slot = await gate.acquire(call.host) else {
             return try notifyUnsent(.failure(.cancelled), target: call.erased).get()

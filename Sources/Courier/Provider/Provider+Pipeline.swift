@@ -28,15 +28,15 @@ extension Provider {
     ///
     /// - Parameter authorization: how the target is signed, when the caller worked it out
     ///   already (`nil` to work it out here).
-    func makeCall(for target: Target, authorization: AuthorizationType?? = nil) -> RequestCall<Target> {
+    func makeCall(for target: Target, authorization: AuthorizationType?? = nil) -> RequestCall {
         RequestCall(
-            target: target, erased: target, authorization: authorization, endpoint: endpointClosure(target),
-            stub: stubClosure(target))
+            erased: target, authorization: authorization, signs: signs, endpoint: endpointClosure(target),
+            gated: hostGate != nil, stub: stubClosure(target), validation: target.validationType)
     }
 
     /// Sends `call`: shared with an identical call in flight (``trackInflights``), with the
     /// progress of the completion or stream form that made it, with the retries.
-    nonisolated(nonsending) final func send(_ call: inout RequestCall<Target>) async throws(CourierError)
+    nonisolated(nonsending) final func send(_ call: inout RequestCall) async throws(CourierError)
         -> Response
     {
         if let tracker = ProgressContext.current {
@@ -63,7 +63,7 @@ extension Provider {
     /// runs in a task isolated to the caller's actor, so that it may use the target there;
     /// it outlives a caller that cancels, and is cancelled when every caller has.
     private func sharedAttempts(
-        _ call: RequestCall<Target>, identity: EndpointIdentity, inflights: InflightRequests,
+        _ call: RequestCall, identity: EndpointIdentity, inflights: InflightRequests,
         isolation: isolated (any Actor)? = #isolation
     ) async -> InflightRequests.Outcome {
         await inflights.result(for: identity, signing: call.signing) {
@@ -76,7 +76,7 @@ extension Provider {
         }
     }
 
-    nonisolated(nonsending) private func attemptsResult(_ call: inout RequestCall<Target>) async -> Result<
+    nonisolated(nonsending) private func attemptsResult(_ call: inout RequestCall) async -> Result<
         Response, CourierError
     > {
         do throws(CourierError) {
@@ -88,7 +88,7 @@ extension Provider {
 
     /// The attempts of one call — the first and the ``retryPolicy``'s retries — holding a slot
     /// of ``maxRequestsPerHost`` unless the current task holds one for the host already.
-    nonisolated(nonsending) final func attempts(_ call: inout RequestCall<Target>) async throws(CourierError)
+    nonisolated(nonsending) final func attempts(_ call: inout RequestCall) async throws(CourierError)
         -> Response
     {
         // A branch, not a wrapper function: an ungated request then keeps one async frame
@@ -102,7 +102,7 @@ extension Provider {
     }
 
     /// The first attempt and the ``retryPolicy``'s retries.
-    nonisolated(nonsending) private func retrying(_ call: inout RequestCall<Target>) async throws(CourierError)
+    nonisolated(nonsending) private func retrying(_ call: inout RequestCall) async throws(CourierError)
         -> Response
     {
         guard let retryPolicy else {
@@ -126,7 +126,7 @@ extension Provider {
     }
 
     /// One pass through the pipeline: every plugin hook runs once.
-    nonisolated(nonsending) final func attempt(_ call: inout RequestCall<Target>) async -> Result<
+    nonisolated(nonsending) final func attempt(_ call: inout RequestCall) async -> Result<
         Response, CourierError
     > {
         let prepared: URLRequest
@@ -148,7 +148,7 @@ extension Provider {
 
     /// The request closure, then every plugin's `prepare`, then the one check of what will be
     /// sent.
-    nonisolated(nonsending) private func prepareRequest(_ call: inout RequestCall<Target>) async throws(CourierError)
+    nonisolated(nonsending) private func prepareRequest(_ call: inout RequestCall) async throws(CourierError)
         -> URLRequest
     {
         if let endpointError = call.endpointError { throw endpointError }
@@ -203,7 +203,7 @@ extension Provider {
 
     /// Validation, then every plugin's `didReceive` and `process`.
     @inline(never)
-    private func finish(_ result: Result<Response, CourierError>, call: borrowing RequestCall<Target>)
+    private func finish(_ result: Result<Response, CourierError>, call: borrowing RequestCall)
         -> Result<Response, CourierError>
     {
         var result = result
@@ -219,7 +219,7 @@ extension Provider {
         return result
     }
 
-    nonisolated(nonsending) private func perform(_ request: URLRequest, call: borrowing RequestCall<Target>) async
+    nonisolated(nonsending) private func perform(_ request: URLRequest, call: borrowing RequestCall) async
         -> Result<Response, CourierError>
     {
         switch call.stub {
@@ -238,18 +238,21 @@ extension Provider {
         }
     }
 
-    /// Sends `request` through the transport, off the caller's actor. A multipart body
-    /// written to a temporary file for this attempt is removed when the attempt ends, however
-    /// it ends.
-    @concurrent
-    private func sendForReal(
+    /// Sends `request` through the transport, which does its work off the caller's actor (as
+    /// does writing a multipart body). A multipart body written to a temporary file for this
+    /// attempt is removed when the attempt ends, however it ends.
+    nonisolated(nonsending) private func sendForReal(
         _ request: URLRequest, task: RequestTask, progress: ProgressContext.Report?, isIdempotent: Bool
     ) async -> Result<Response, CourierError> {
         let body: PreparedBody
-        do {
-            body = try await PreparedBody.prepare(for: task, request: request)
-        } catch {
-            return .failure(error)
+        if let inline = PreparedBody.inline(for: task, request: request) {
+            body = inline
+        } else {
+            do {
+                body = try await PreparedBody.prepare(for: task, request: request)
+            } catch {
+                return .failure(error)
+            }
         }
         defer { body.cleanUp() }
         do {

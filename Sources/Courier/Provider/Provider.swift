@@ -115,6 +115,9 @@ open class Provider<Target: TargetType>: @unchecked Sendable {  // only `let`s
     /// The plugins' `prepare` steps, with each ``AuthPlugin`` picked out once so that it can
     /// record in the call which token signed it.
     let preparation: [PreparationStep]
+    /// Whether a plugin signs requests (an ``AuthPlugin``): only then is a target asked how
+    /// it is signed.
+    let signs: Bool
 
     /// Creates a provider; every argument has Moya's default.
     ///
@@ -169,7 +172,11 @@ open class Provider<Target: TargetType>: @unchecked Sendable {  // only `let`s
         self.callbackQueue = callbackQueue
         self.transport = transport
         self.plugins = plugins
-        self.preparation = plugins.map(PreparationStep.init)
+        let preparation = plugins.map(PreparationStep.init)
+        self.preparation = preparation
+        self.signs = preparation.contains { step in
+            if case .signing = step { true } else { false }
+        }
         self.retryPolicy = retryPolicy
     }
 

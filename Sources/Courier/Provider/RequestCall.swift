@@ -5,11 +5,11 @@ import Foundation
 /// and the token replays all read it instead of asking the target again.
 ///
 /// It holds the target, which may be isolated to the caller's actor, so it is not
-/// `Sendable` and never leaves the request functions (which run on the caller's actor).
-struct RequestCall<Target: TargetType> {
-    /// The target, for the closures and hooks that take one.
-    let target: Target
-    /// The target boxed once, for the plugins' hooks.
+/// `Sendable` and never leaves the request functions (which run on the caller's actor). It is
+/// not generic: what needs the target's own type (the endpoint and stub closures) has run by
+/// the time it exists, and a generic struct would cost a metadata look-up wherever it goes.
+struct RequestCall {
+    /// The target, boxed once, for the plugins' hooks.
     let erased: any TargetType
     /// The endpoint every attempt is built from (the endpoint closure runs once per call),
     /// its method and headers checked once.
@@ -18,7 +18,7 @@ struct RequestCall<Target: TargetType> {
     /// attempt fails with it before anything is sent.
     let endpointError: CourierError?
     /// The endpoint's host, lowercased (`""` when it has none): the key of
-    /// ``Provider/maxRequestsPerHost``.
+    /// ``Provider/maxRequestsPerHost``, worked out only for a provider that has one.
     let host: String
     /// How the call is answered: the network or a stub.
     let stub: StubBehavior
@@ -38,26 +38,32 @@ struct RequestCall<Target: TargetType> {
     var progress: ProgressContext.Report?
 
     /// - Parameters:
-    ///   - erased: `target`, boxed.
-    ///   - authorization: how the target is signed, when the caller worked it out already.
+    ///   - erased: the target, boxed.
+    ///   - authorization: how the target is signed: `.some` when the caller worked it out
+    ///     already, `nil` to work it out here.
+    ///   - signs: whether anything will sign the call (no need to ask the target otherwise).
+    ///   - endpoint: the target's endpoint.
+    ///   - gated: whether the provider limits calls per host (no need for the host otherwise).
+    ///   - stub: how the target is stubbed.
+    ///   - validation: the target's validation.
     init(
-        target: Target, erased: any TargetType, authorization: AuthorizationType??, endpoint: Endpoint,
-        stub: StubBehavior
+        erased: any TargetType, authorization: AuthorizationType??, signs: Bool, endpoint: Endpoint, gated: Bool,
+        stub: StubBehavior, validation: ValidationType
     ) {
-        self.target = target
         self.erased = erased
+        var endpoint = endpoint
         do {
-            self.endpoint = try endpoint.checkedForSending()
+            try endpoint.checkForSending()
             self.endpointError = nil
         } catch {
-            self.endpoint = endpoint
             self.endpointError = error
         }
-        self.host = endpoint.host
+        self.endpoint = endpoint
+        self.host = gated ? endpoint.host : ""
         self.stub = stub
-        self.validation = target.validationType
+        self.validation = validation
         self.isIdempotent = erased.resolvedIsIdempotent
-        self.signing = SigningState(authorization: authorization ?? erased.resolvedAuthorizationType)
+        self.signing = SigningState(authorization: authorization ?? (signs ? erased.resolvedAuthorizationType : nil))
     }
 }
 

@@ -137,12 +137,6 @@ public protocol RetryableTarget {
 }
 
 extension TargetType {
-    /// Whether the retry policy may retry this target: its ``RetryableTarget/isIdempotent``
-    /// when it conforms (looking through ``MultiTarget``), else whether its method is
-    /// idempotent (`GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS`, `TRACE`).
-    package var resolvedIsIdempotent: Bool {
-        if let multi = self as? MultiTarget { return multi.target.resolvedIsIdempotent }
-        if let retryable = self as? any RetryableTarget { return retryable.isIdempotent }
-        return method.isIdempotent
-    }
+    /// Whether the retry policy may retry this target: ``TargetType/isIdempotent``.
+    package var resolvedIsIdempotent: Bool { isIdempotent }
 }

@@ -7,7 +7,7 @@ import Foundation
 /// Turns an endpoint's sample response into the result a real request would have had.
 enum StubResponder {
     static func respond(to request: URLRequest, endpoint: Endpoint) -> Result<Response, CourierError> {
-        switch endpoint.sampleResponseClosure() {
+        switch endpoint.sampleResponse() {
         case .networkResponse(let statusCode, let data):
             let url = request.url ?? URL(fileURLWithPath: "/")
             let httpResponse = HTTPURLResponse(

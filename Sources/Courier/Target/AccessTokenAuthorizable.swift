@@ -39,12 +39,6 @@ public enum AuthorizationType: Sendable, Equatable {
 }
 
 extension TargetType {
-    /// How this target is signed: its own ``AccessTokenAuthorizable/authorizationType`` when
-    /// it conforms (looking through ``MultiTarget``), ``AuthorizationType/bearer`` otherwise.
-    package var resolvedAuthorizationType: AuthorizationType? {
-        if let authorizable = self as? any AccessTokenAuthorizable {
-            return authorizable.authorizationType
-        }
-        return .bearer
-    }
+    /// How this target is signed: ``TargetType/authorizationType``.
+    package var resolvedAuthorizationType: AuthorizationType? { authorizationType }
 }

@@ -41,5 +41,10 @@ public enum MultiTarget: TargetType {
 extension MultiTarget: AccessTokenAuthorizable {
     /// The wrapped target's authorization type (``AuthorizationType/bearer`` if it does not
     /// say).
-    public var authorizationType: AuthorizationType? { target.resolvedAuthorizationType }
+    public var authorizationType: AuthorizationType? { target.authorizationType }
+}
+
+extension MultiTarget {
+    /// Whether the wrapped target may be sent twice.
+    public var isIdempotent: Bool { target.isIdempotent }
 }

@@ -60,6 +60,23 @@ public protocol TargetType {
 
     /// The body a stub provider answers with for this call. Defaults to empty data.
     var sampleData: Data { get }
+
+    /// How a signing plugin (``AuthPlugin``, `AccessTokenPlugin`) signs this call; `nil`
+    /// never signs it (login and token endpoints, third-party hosts).
+    ///
+    /// You do not write it for `TargetType`: a target that conforms to
+    /// ``AccessTokenAuthorizable`` (Moya's way) gives it there, and one that does not is
+    /// signed with ``AuthorizationType/bearer``. It is a requirement here too so that a
+    /// provider reads it as it reads ``path``, through the target's own conformance (which
+    /// may be isolated to the main actor) rather than by a dynamic cast, which fails away
+    /// from that actor.
+    var authorizationType: AuthorizationType? { get }
+
+    /// Whether sending this call twice has the same effect as sending it once: what a
+    /// ``RetryPolicy`` and the transport (which never resends a non-idempotent request) go
+    /// by. A ``RetryableTarget`` gives it there; otherwise it follows the method
+    /// (``HTTPMethod/isIdempotent``).
+    var isIdempotent: Bool { get }
 }
 
 extension TargetType {
@@ -68,4 +85,23 @@ extension TargetType {
 
     /// Empty sample data.
     public var sampleData: Data { Data() }
+
+    /// The target's ``AccessTokenAuthorizable/authorizationType`` when it conforms (in
+    /// another module, say, where the compiler cannot see the property), else
+    /// ``AuthorizationType/bearer``.
+    public var authorizationType: AuthorizationType? {
+        if let authorizable = self as? any AccessTokenAuthorizable {
+            return authorizable.authorizationType
+        }
+        return .bearer
+    }
+
+    /// The target's ``RetryableTarget/isIdempotent`` when it conforms, else its method's
+    /// ``HTTPMethod/isIdempotent``.
+    public var isIdempotent: Bool {
+        if let retryable = self as? any RetryableTarget {
+            return retryable.isIdempotent
+        }
+        return method.isIdempotent
+    }
 }

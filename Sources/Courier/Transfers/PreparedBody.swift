@@ -26,6 +26,15 @@ struct PreparedBody {
     ///   left), ``CourierError/underlying(_:_:)`` with a ``MultipartEncodingFailure`` when a
     ///   file or stream cannot be read, or with a ``TransferDirectory/FileCreationFailure``
     ///   when the temporary file for a large body cannot be created.
+    /// The body of a task that carries nothing to stream or write (every task but uploads):
+    /// the request as it is. `nil` for an upload, which ``prepare(for:request:)`` prepares.
+    static func inline(for task: RequestTask, request: URLRequest) -> PreparedBody? {
+        switch task {
+        case .uploadFile, .uploadMultipart, .uploadCompositeMultipart: nil
+        default: PreparedBody(request: request, transportBody: .inline, temporaryFile: nil)
+        }
+    }
+
     static func prepare(for task: RequestTask, request: URLRequest) async throws(CourierError) -> PreparedBody {
         switch task {
         case .uploadFile(let url):

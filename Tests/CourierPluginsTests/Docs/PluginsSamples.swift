@@ -6,23 +6,15 @@ import CourierTesting
 import Foundation
 import Testing
 
+// The samples of Plugins.md and the README's Plugins section, kept in sync by
+// DocSamplesSyncTests (in CourierTests), and tests that they do what the text says. (The
+// imports come right before the first plugin, as in the article's first sample.)
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
-// The samples of Plugins.md and the README's Plugins section, kept in sync by
-// DocSamplesSyncTests (in CourierTests), and tests that they do what the text says.
-
 enum PluginsArticle {  // sample scaffold
-    enum GitHub: TargetType {
-        case zen
-        var baseURL: URL { URL(string: "https://api.github.com")! }
-        var path: String { "zen" }
-        var method: HTTPMethod { .get }
-        var task: RequestTask { .requestPlain }
-        var headers: [String: String]? { nil }
-    }
-
     struct AppVersionPlugin: PluginType {
         let version: String
 
@@ -31,6 +23,15 @@ enum PluginsArticle {  // sample scaffold
             request.setValue(version, forHTTPHeaderField: "X-App-Version")
             return request
         }
+    }
+
+    enum GitHub: TargetType {
+        case zen
+        var baseURL: URL { URL(string: "https://api.github.com")! }
+        var path: String { "zen" }
+        var method: HTTPMethod { .get }
+        var task: RequestTask { .requestPlain }
+        var headers: [String: String]? { nil }
     }
 
     static func bundledPlugins() -> [any PluginType] {  // sample scaffold

@@ -76,16 +76,21 @@ final class MeModel {
     }
 }
 
-enum ConcurrencyDocs {  // sample scaffold
-    nonisolated enum FeedAPI: TargetType {
-        case items
-        var baseURL: URL { URL(string: "https://feed.example.com")! }
-        var path: String { "items" }
-        var method: HTTPMethod { .get }
-        var task: RequestTask { .requestPlain }
-        var headers: [String: String]? { nil }
-    }
+nonisolated enum FeedAPI: TargetType {
+    case items
+    case publicItems
+    var baseURL: URL { URL(string: "https://feed.example.com")! }
+    var path: String { self == .items ? "items" : "public/items" }
+    var method: HTTPMethod { .get }
+    var task: RequestTask { .requestPlain }
+    var headers: [String: String]? { nil }
+}
 
+nonisolated extension FeedAPI: AccessTokenAuthorizable {
+    var authorizationType: AuthorizationType? { self == .publicItems ? nil : .bearer }
+}
+
+enum ConcurrencyDocs {  // sample scaffold
     actor FeedSync {
         let provider: Provider<FeedAPI>
 
@@ -96,6 +101,8 @@ enum ConcurrencyDocs {  // sample scaffold
         func sync() async throws -> Data {
             try await provider.request(.items).data
         }
+
+        func syncPublic() async throws -> Data { try await provider.request(.publicItems).data }  // sample scaffold
     }
 
     static let tagged = Provider<FeedAPI>(endpointClosure: { target in
@@ -174,12 +181,31 @@ struct ConcurrencySamples {
     func offTheMainActor() async throws {
         let transport = ScriptedTransport()
         transport.always(.json(#"["a"]"#), for: .get("/items"))
-        let provider = Provider<ConcurrencyDocs.FeedAPI>(transport: transport)
+        let provider = Provider<FeedAPI>(transport: transport)
         let data = try await ConcurrencyDocs.FeedSync(provider: provider).sync()
         #expect(String(decoding: data, as: UTF8.self) == #"["a"]"#)
         #expect(await ConcurrencyDocs.sendAll(Array(repeating: .items, count: 20), with: provider) == 20)
         let subclassed = try await ConcurrencyDocs.FeedProvider(transport: transport).request(.items)
         #expect(subclassed.statusCode == 200)
         #expect(ConcurrencyDocs.tagged.endpoint(.items).httpHeaderFields?["X-Client"] == "app")
+    }
+
+    @Test("from an actor, a nonisolated target whose authorizationType is nil is never signed")
+    func unsignedFromAnActor() async throws {
+        let transport = ScriptedTransport()
+        transport.always(.json("[]"), for: .any)
+        let session = AuthSession(
+            store: InMemoryTokenStore(OAuthToken(accessToken: "t", refreshToken: nil, tokenType: "Bearer")),
+            refresh: { $0 })
+        let provider = RefreshableProvider<FeedAPI>(auth: session, transport: transport)
+        let sync = ConcurrencyDocs.FeedSync(provider: provider)
+        for _ in 0..<10 {
+            _ = try await sync.sync()
+            _ = try await sync.syncPublic()
+        }
+        let signed = transport.requests.map { ($0.url?.path ?? "", $0.value(forHTTPHeaderField: "Authorization")) }
+        #expect(signed.filter { $0.0 == "/items" }.allSatisfy { $0.1 == "Bearer t" })
+        #expect(signed.filter { $0.0 == "/public/items" }.allSatisfy { $0.1 == nil })
+        #expect(signed.count == 20)
     }
 }

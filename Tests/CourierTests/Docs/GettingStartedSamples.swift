@@ -5,13 +5,14 @@ import CourierTesting
 import Foundation
 import Testing
 
+// The samples of Courier.md and GettingStarted.md, kept in sync by DocSamplesSyncTests.
+// Functions that would reach api.github.com are compiled, not run; the tests below run the
+// same target against stubs and a scripted transport. (The imports come right before the
+// target, as in the article's first sample.)
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-
-// The samples of Courier.md and GettingStarted.md, kept in sync by DocSamplesSyncTests.
-// Functions that would reach api.github.com are compiled, not run; the tests below run the
-// same target against stubs and a scripted transport.
 
 enum GettingStarted {  // sample scaffold
     enum GitHub: TargetType {

@@ -52,7 +52,8 @@ enum READMETokenRefresh {  // sample scaffold
         let session = AuthSession(
             store: FileTokenStore(url: tokenFileURL),  // KeychainTokenStore on Apple platforms
             refresh: { token in
-                try OAuthToken(response: await authProvider.request(.refresh(token: token.refreshToken ?? "")))
+                guard let refreshToken = token.refreshToken else { throw AuthenticationError.sessionExpired }
+                return try OAuthToken(response: await authProvider.request(.refresh(token: refreshToken)))
             })
         let api = RefreshableProvider<MyAPI>(auth: session)
 

@@ -73,6 +73,15 @@ enum TestingWithStubs {  // sample scaffold
         transport.respond { request in request.url?.path == "/zen" ? .text("Hi") : nil }  // a closure, last
     }
 
+    static func isDecodingFailure(_ error: any Error) -> Bool {
+        if case CourierError.objectMapping = error { return true }
+        return false
+    }
+
+    static func needsSignIn(_ error: any Error) -> Bool {
+        CourierError(error).isSessionExpired
+    }
+
     // CourierTesting.docc's landing page.
     static func landingPageScript() -> Provider<GitHub> {  // sample scaffold
         let transport = ScriptedTransport()
@@ -192,6 +201,54 @@ extension TestingWithStubs {
             let url = try #require(transport.lastRequest?.url)
             #expect(url.query?.contains("q=swift") == true)
             #expect(transport.pendingReplyCount == 0)
+        }
+
+        @Test func completionHandlerSeesTheStub() async {
+            let provider = Provider<GitHub>(stubClosure: Provider.immediatelyStub)
+            let text = await withCheckedContinuation { continuation in
+                provider.request(.zen, callbackQueue: .global()) { result in
+                    continuation.resume(returning: try? result.get().mapString())
+                }
+            }
+            #expect(text == "Half measures are as bad as nothing at all.")
+        }
+
+        @Test func rejectedRefreshTokenEndsTheSession() async throws {
+            let session = AuthSession(refresh: { _ in throw AuthenticationError.sessionExpired })
+            try await session.signIn(OAuthToken(accessToken: "old", refreshToken: "revoked"))
+            let provider = RefreshableProvider<Account>(
+                auth: session,
+                endpointClosure: Provider.endpointClosure(sampleResponse: { _ in .networkResponse(401, Data()) }),
+                stubClosure: Provider.immediatelyStub)
+
+            await #expect(throws: CourierError.authentication(.sessionExpired)) {
+                try await provider.request(.profile)
+            }
+            #expect(await session.needsSignIn)
+        }
+
+        struct User: Decodable {
+            let login: String
+        }
+
+        @Test func unknownUserIsA404() async throws {
+            let provider = Provider<GitHub>.stubbed { _ in .networkResponse(404, Data()) }
+            let error = await #expect(throws: CourierError.self) {
+                try await provider.request(.user(name: "nobody"), as: User.self)
+            }
+            #expect(error?.statusCode == 404)
+        }
+
+        @Test("errors erased to any Error: a case named with its type, and CourierError(_:)")
+        func erasedErrors() throws {
+            let undecodable = Response(statusCode: 200, data: Data("[]".utf8))
+            let decoding = #expect(throws: CourierError.self) { try undecodable.map(User.self) }
+            let erased: any Error = try #require(decoding)
+            #expect(isDecodingFailure(erased))
+            #expect(!isDecodingFailure(CourierError.cancelled))
+            #expect(needsSignIn(AuthenticationError.sessionExpired))
+            #expect(needsSignIn(CourierError.authentication(.sessionExpired)))
+            #expect(!needsSignIn(erased))
         }
 
         @Test func refreshesAnExpiredToken() async throws {

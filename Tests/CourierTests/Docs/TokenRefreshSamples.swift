@@ -32,7 +32,11 @@ enum TokenRefresh {  // sample scaffold
                 }
             return .requestParameters(parameters: parameters, encoding: URLEncoding.httpBody)
         }
-        var headers: [String: String]? { nil }
+        var headers: [String: String]? {
+            // The app authenticates itself on every call to the token endpoint.
+            let credentials = Data("my-app:my-client-secret".utf8).base64EncodedString()
+            return ["Authorization": "Basic \(credentials)"]
+        }
         var authorizationType: AuthorizationType? { nil }
     }
 
@@ -41,7 +45,9 @@ enum TokenRefresh {  // sample scaffold
         return AuthSession(
             store: FileTokenStore(url: tokenFile),
             refresh: { token in
-                let response = try await authProvider.request(.refresh(token: token.refreshToken ?? ""))
+                // The session refreshes only a token that has a refresh token.
+                guard let refreshToken = token.refreshToken else { throw AuthenticationError.sessionExpired }
+                let response = try await authProvider.request(.refresh(token: refreshToken))
                 return try OAuthToken(response: response)
             })
     }
@@ -111,7 +117,8 @@ enum TokenRefresh {  // sample scaffold
         let authProvider = Provider<AuthAPI>()
         return AuthSession(
             refresh: { token in
-                try OAuthToken(response: await authProvider.request(.refresh(token: token.refreshToken ?? "")))
+                guard let refreshToken = token.refreshToken else { throw AuthenticationError.sessionExpired }
+                return try OAuthToken(response: await authProvider.request(.refresh(token: refreshToken)))
             },
             acquire: {
                 try OAuthToken(response: await authProvider.request(.guest))
@@ -132,7 +139,7 @@ enum TokenRefresh {  // sample scaffold
 extension TokenRefresh {
     @Suite("Token refresh samples", .timeLimit(.minutes(10)))
     struct Samples {
-        @Test("the refresh closure's shape: a form POST to the token endpoint, unsigned, parsed into a token")
+        @Test("the refresh closure's shape: a form POST to the token endpoint with the client's Basic credentials, parsed into a token")
         func refreshEndpoint() async throws {
             let transport = ScriptedTransport()
             transport.enqueue(
@@ -145,13 +152,13 @@ extension TokenRefresh {
 
             #expect(token.accessToken == "new" && token.refreshToken == "r2" && token.tokenType == "Bearer")
             let request = try #require(transport.lastRequest)
-            #expect(request.value(forHTTPHeaderField: "Authorization") == nil)
+            #expect(request.value(forHTTPHeaderField: "Authorization") == "Basic bXktYXBwOm15LWNsaWVudC1zZWNyZXQ=")
             #expect(
                 String(decoding: request.httpBody ?? Data(), as: UTF8.self)
                     == "grant_type=refresh_token&refresh_token=r1")
         }
 
-        @Test("signing in: a password grant to the token endpoint, unsigned; a wrong password is a 400 status error")
+        @Test("signing in: a password grant to the token endpoint, with the client's credentials; a wrong password is a 400 status error")
         func signInGrant() async throws {
             let transport = ScriptedTransport()
             transport.enqueue(
@@ -167,7 +174,7 @@ extension TokenRefresh {
             #expect(await session.token?.accessToken == "a1")
             #expect(await !session.needsSignIn)
             let sent = try #require(transport.lastRequest)
-            #expect(sent.value(forHTTPHeaderField: "Authorization") == nil)
+            #expect(sent.value(forHTTPHeaderField: "Authorization") == "Basic bXktYXBwOm15LWNsaWVudC1zZWNyZXQ=", "the client, not a user token")
             let body = String(decoding: sent.httpBody ?? Data(), as: UTF8.self)
             #expect(Set(body.split(separator: "&")) == ["grant_type=password", "username=ada", "password=pw"])
 
