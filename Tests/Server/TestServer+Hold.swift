@@ -36,8 +36,8 @@ extension TestServer {
     }
 
     /// A session whose time-outs outlast the server's ten minutes (the admin session gives
-    /// up after 10 s).
-    private static let holdSession: URLSession = {
+    /// up after 10 s): for waits whose end is an event the server sends.
+    static let patientSession: URLSession = {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
@@ -57,7 +57,7 @@ extension TestServer {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await Self.holdSession.data(for: request)
+            (data, response) = try await Self.patientSession.data(for: request)
         } catch {
             throw TestServerError.adminRequestFailed(path: path, status: nil, detail: String(describing: error))
         }
