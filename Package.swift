@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "CourierTesting", dependencies: ["Courier"]),
         // Starts and drives the Python test server (Tests/Server/server.py); used by the
         // integration tests and by the RefreshDemo executable. Not a product.
-        .target(name: "CourierTestServer", path: "Tests/Server", exclude: ["server.py", "README.md"]),
+        .target(name: "CourierTestServer", path: "Tests/Server", exclude: ["server.py", "h2_front.py", "README.md"]),
         // The test server's token endpoint as a target, written once for the integration tests,
         // the soak, the benchmarks and RefreshDemo. Not a product; unlike CourierTestServer
         // (which the CourierCurl package also compiles), it depends on Courier.
@@ -66,6 +66,13 @@ let package = Package(
         .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
         .testTarget(name: "CourierPluginsTests", dependencies: ["Courier", "CourierPlugins", "CourierTesting"]),
         .testTarget(name: "CourierTestingTests", dependencies: ["Courier", "CourierTesting"]),
+        // One process of the cross-process integration tests, which launch several of it
+        // against the test server (Tests/IntegrationTests/Auth/CrossProcess*). Not a product.
+        .executableTarget(
+            name: "CourierCrossProcessChild",
+            dependencies: ["Courier", "CourierTestServerTargets"],
+            path: "Tests/CrossProcessChild"
+        ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
@@ -80,3 +87,64 @@ let package = Package(
 for target in package.targets {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
 }
+
+// MARK: - CurlTransport, behind the `CurlTransport` trait (off by default)
+//
+// `CourierCurl` is a product of this package, so an app that depends on the repository by URL
+// can use it (SwiftPM reads only the root manifest of a dependency, and refuses a local one
+// inside it): `.package(url: …, from: …, traits: ["CurlTransport"])` (tools version 6.1+).
+// Traits gate dependencies and compile conditions, not targets: with the trait off, no target
+// depends on the system library `CCurl`, so SwiftPM never looks for libcurl (no pkg-config, no
+// warning), and every source of the CourierCurl targets sits in `#if CurlTransport`, so they
+// compile to empty modules with the toolchain alone.
+let curlTrait = "CurlTransport"
+let whenCurl = TargetDependencyCondition.when(traits: [curlTrait])
+package.traits.insert(
+    .trait(
+        name: curlTrait,
+        description: "CurlTransport (product CourierCurl), a libcurl transport; needs libcurl's headers."
+    ))
+package.products.append(.library(name: "CourierCurl", targets: ["CourierCurl"]))
+let curlTargets: [Target] = [
+    // libcurl's headers and library, found with pkg-config; shim.h wraps the variadic functions.
+    .systemLibrary(
+        name: "CCurl",
+        path: "Transports/CourierCurl/Sources/CCurl",
+        pkgConfig: "libcurl",
+        providers: [.apt(["libcurl4-openssl-dev"]), .yum(["libcurl-devel"]), .brew(["curl"])]
+    ),
+    .target(
+        name: "CourierCurl",
+        dependencies: ["Courier", .target(name: "CCurl", condition: whenCurl)],
+        path: "Transports/CourierCurl/Sources/CourierCurl"
+    ),
+    // What only CurlTransport does (pinning, HTTP/2, its loop, its limits); the shared transport
+    // suites run against it from IntegrationTests.
+    .testTarget(
+        name: "CourierCurlTests",
+        dependencies: ["Courier", "CourierTestServer", .target(name: "CourierCurl", condition: whenCurl)],
+        path: "Transports/CourierCurl/Tests/CourierCurlTests",
+        exclude: ["tls_server.py", "hostile_redirect.py"]
+    ),
+    // A child process of CourierCurlTests that lowers its own descriptor limit (never the
+    // test process's) and sends many requests at once. Not a product.
+    .executableTarget(
+        name: "CurlDescriptorProbe",
+        dependencies: ["Courier", .target(name: "CourierCurl", condition: whenCurl)],
+        path: "Transports/CourierCurl/Tests/CurlDescriptorProbe"
+    ),
+    // `scripts/bench` runs it after the root benchmark (see BENCHMARKS.md). Not part of `swift test`.
+    .executableTarget(
+        name: "CourierCurlBenchmarks",
+        dependencies: ["Courier", .target(name: "CourierCurl", condition: whenCurl)],
+        path: "Transports/CourierCurl/Benchmarks/CourierCurlBenchmarks"
+    ),
+]
+for target in curlTargets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}
+package.targets += curlTargets
+// The shared transport suites (Tests/IntegrationTests/Transport) run against CurlTransport too
+// when the trait is on (TransportUnderTest lists it).
+package.targets.first { $0.name == "IntegrationTests" }?.dependencies.append(
+    .target(name: "CourierCurl", condition: whenCurl))

@@ -13,6 +13,8 @@ enum ChildMeasurement {
             case "queue-plugin": values = try await QueuedMemoryBreakdown.runPlugin(count: count)
             case "upload-memory": values = try await UploadMemoryChild.run(megabytes: count)
             case "fault-soak": values = try await FaultSoakChild.run(seconds: count)
+            case "crossprocess-storm": values = try await CrossProcessStormChild.run(count: count)
+            case "bomb-memory": values = try await BombMemoryChild.run(count: count)
             default:
                 progress("unknown child measurement \(name)")
                 return 2
@@ -41,14 +43,17 @@ enum ChildProcess {
         }
     }
 
+    /// This very executable; /proc/self/exe on Linux, else the path it was started with.
+    static var executable: URL {
+        if FileManager.default.fileExists(atPath: "/proc/self/exe") {
+            return URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        }
+        return Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+    }
+
     static func run(_ arguments: [String]) throws -> Output {
         let process = Process()
-        // This very executable; /proc/self/exe on Linux, else the path it was started with.
-        if FileManager.default.fileExists(atPath: "/proc/self/exe") {
-            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        } else {
-            process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        }
+        process.executableURL = executable
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output

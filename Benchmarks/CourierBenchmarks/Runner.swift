@@ -52,6 +52,11 @@ struct Runner {
             return try await RefreshStormScenario(requests: 1_000, rounds: quick ? 3 : 7).run()
         case .gatedstorm:
             return try await GatedStormScenario(requests: 1_000, rounds: quick ? 3 : 7, limit: 6).run()
+        case .crossprocess:
+            return try await CrossProcessScenario(
+                processes: 4, requestsPerProcess: 50, rounds: quick ? 3 : 7, freshnessRounds: quick ? 7 : 15,
+                freshnessRequests: quick ? 10_000 : 40_000
+            ).run()
         case .queue:
             return try await QueuedMemoryScenario(requests: 10_000, runs: quick ? 1 : 3).run()
         case .soak:
@@ -60,6 +65,8 @@ struct Runner {
             return try await UploadMemoryScenario(megabytes: 100, runs: quick ? 1 : 3).run()
         case .faultsoak:
             return try await FaultSoakScenario(seconds: quick ? 12 : 120).run()
+        case .bomb:
+            return try await BombMemoryScenario(megabytes: 200, spinners: 8, runs: quick ? 2 : 5).run()
         }
     }
 }

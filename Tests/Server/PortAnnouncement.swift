@@ -54,7 +54,7 @@ enum PortAnnouncement {
 /// Resumes a continuation exactly once; later calls are ignored.
 private final class OneShot<Value: Sendable>: @unchecked Sendable {
     // Its own lock rather than CourierTesting's LockIsolated: CourierTestServer depends on
-    // nothing (the CourierCurl package compiles it too).
+    // nothing.
     // @unchecked Sendable: `continuation` is only read and cleared under `lock`.
     private let lock = NSLock()
     private var continuation: CheckedContinuation<Value, any Error>?
@@ -75,7 +75,7 @@ private final class OneShot<Value: Sendable>: @unchecked Sendable {
 /// The stdout bytes seen before the port line (capped at 64 KiB), split into lines.
 private final class LockedBuffer: @unchecked Sendable {
     // Its own lock rather than CourierTesting's LockIsolated: CourierTestServer depends on
-    // nothing (the CourierCurl package compiles it too).
+    // nothing.
     // @unchecked Sendable: `seen`, `pending` and `isDone` are only touched under `lock`.
     private let lock = NSLock()
     private var seen = Data()

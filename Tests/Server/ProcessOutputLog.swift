@@ -5,7 +5,7 @@ import Foundation
 /// process's stderr, prefixed, so tracebacks show up in test logs.
 final class ProcessOutputLog: @unchecked Sendable {
     // Its own lock rather than CourierTesting's LockIsolated: CourierTestServer depends on
-    // nothing (the CourierCurl package compiles it too).
+    // nothing.
     // @unchecked Sendable: `data` is only touched under `lock`; `ended` is a semaphore.
     private let lock = NSLock()
     private var data = Data()

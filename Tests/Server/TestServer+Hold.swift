@@ -51,7 +51,7 @@ extension TestServer {
         guard !hasStopped else {
             throw TestServerError.adminRequestFailed(path: path, status: nil, detail: "the server was stopped")
         }
-        var request = URLRequest(url: url(path))
+        var request = URLRequest(url: originURL(path))
         request.httpMethod = method
         request.timeoutInterval = 900
         let data: Data

@@ -27,7 +27,7 @@ import Foundation
 /// ends with ``stop()``, with `deinit`, and also when the test process dies.
 public final class TestServer: @unchecked Sendable {
     // Its own lock rather than CourierTesting's LockIsolated: CourierTestServer depends on
-    // nothing (the CourierCurl package compiles it too).
+    // nothing.
     // @unchecked Sendable: the only mutable field, `isStopped`, and every use of `process`
     // and `standardInput` are guarded by `lock`; the other stored properties are immutable
     // and Sendable.
@@ -35,10 +35,19 @@ public final class TestServer: @unchecked Sendable {
     /// The loopback port the server listens on.
     public let port: Int
 
-    /// `http://127.0.0.1:<port>`, with no trailing slash.
+    /// `http://127.0.0.1:<port>`, with no trailing slash (`https://127.0.0.1:<front port>`
+    /// when the environment puts an HTTPS front before the server: see `TestServerFront`).
     public var baseURL: URL {
-        URL(string: "http://127.0.0.1:\(port)")!
+        URL(string: origin)!
     }
+
+    /// Where requests go: the server itself, or its HTTPS front.
+    private var origin: String {
+        front.map { "https://127.0.0.1:\($0.port)" } ?? "http://127.0.0.1:\(port)"
+    }
+
+    /// The HTTPS front before the server, when the environment asks for one.
+    private let front: TestServerFront?
 
     private let lock = NSLock()
     private var isStopped = false
@@ -48,8 +57,9 @@ public final class TestServer: @unchecked Sendable {
     /// Ephemeral, cache-less session for the admin calls (10 s time-out).
     let adminSession: URLSession
 
-    private init(port: Int, process: Process, standardInput: Pipe, log: ProcessOutputLog) {
+    private init(port: Int, process: Process, standardInput: Pipe, log: ProcessOutputLog, front: TestServerFront?) {
         self.port = port
+        self.front = front
         self.process = process
         self.standardInput = standardInput
         self.log = log
@@ -128,7 +138,16 @@ public final class TestServer: @unchecked Sendable {
             )
         }
 
-        let server = TestServer(port: port, process: process, standardInput: standardInput, log: log)
+        var front: TestServerFront?
+        if let settings = TestServerFront.settings {
+            do {
+                front = try await TestServerFront.start(upstream: port, settings: settings)
+            } catch {
+                abandon(process, standardInput: standardInput)
+                throw error
+            }
+        }
+        let server = TestServer(port: port, process: process, standardInput: standardInput, log: log, front: front)
         do {
             try await server.waitUntilReady()
         } catch {
@@ -147,8 +166,18 @@ public final class TestServer: @unchecked Sendable {
     /// A missing leading `/` is added.
     public func url(_ path: String) -> URL {
         let suffix = path.hasPrefix("/") ? path : "/" + path
-        guard let url = URL(string: "http://127.0.0.1:\(port)\(suffix)") else {
+        guard let url = URL(string: origin + suffix) else {
             preconditionFailure("TestServer.url: \(path) does not form a valid URL")
+        }
+        return url
+    }
+
+    /// `http://127.0.0.1:<port>` followed by `path`: the server itself, never its front (for
+    /// the admin calls, made with a `URLSession` that could not trust the front).
+    func originURL(_ path: String) -> URL {
+        let suffix = path.hasPrefix("/") ? path : "/" + path
+        guard let url = URL(string: "http://127.0.0.1:\(port)\(suffix)") else {
+            preconditionFailure("TestServer.originURL: \(path) does not form a valid URL")
         }
         return url
     }
@@ -167,6 +196,7 @@ public final class TestServer: @unchecked Sendable {
         defer { lock.unlock() }
         guard !isStopped else { return }
         isStopped = true
+        front?.stop()
         Self.abandon(process, standardInput: standardInput)
     }
 
@@ -202,7 +232,7 @@ public final class TestServer: @unchecked Sendable {
     /// the check: no polling, and a time-out (on the patient session) long enough for a
     /// loaded machine.
     private func waitUntilReady() async throws {
-        var request = URLRequest(url: url("/echo"))
+        var request = URLRequest(url: originURL("/echo"))
         request.timeoutInterval = 300
         let (_, response) = try await Self.patientSession.data(for: request)
         guard (response as? HTTPURLResponse)?.statusCode == 200 else {

@@ -469,6 +469,8 @@ class HostileRoutes:
             return self._hostile_huge(key)
         if kind == "disposition":
             return self._hostile_disposition()
+        if kind in HOSTILE_TIME_ROUTES:
+            return HOSTILE_TIME_ROUTES[kind](self, key)
         self._drain_body()
         self._send_json(404, {"error": "not found"})
 
@@ -886,6 +888,8 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
             return self._admin(path[len("/_admin/"):])
         if path.startswith("/hostile/"):
             return self._hostile(path[len("/hostile/"):])
+        if path.startswith("/html-status/"):
+            return self._html_status(path[len("/html-status/"):])
         self._drain_body()
         self._send_json(404, {"error": "not found"})
 
@@ -1335,6 +1339,19 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
         self._send_json(404, {"error": "not found"})
 
 
+    # ----- pages that are not OAuth answers ------------------------------------------------
+
+    def _html_status(self, text: str) -> None:
+        """That status with an HTML page: what an SSO error page, a captive portal or a
+        gateway answers (any method), which says nothing about a refresh token."""
+        code = self._path_int(text, "status code")
+        if not 200 <= code <= 599:
+            raise BadRequest("status code must be between 200 and 599")
+        self._drain_body()
+        page = f"<!DOCTYPE html><html><body><h1>{code}</h1><p>Please sign in to the network.</p></body></html>"
+        self._send(code, page.encode(), "text/html; charset=utf-8")
+
+
 def _config_json(config: dict) -> dict:
     result = dict(config)
     for key in ("token_lifetime", "refresh_delay_ms", "token_fault_sleep"):
@@ -1474,6 +1491,118 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         server.server_close()
 
+
+
+# ----- hostile routes: time and redirect chains (issue 21) -----------------------------------
+#
+# Servers that take their time on purpose, for the time-out tests: each sends something every
+# `interval_ms` (default 250) for `seconds` (default 60) — long after any time-out under test —
+# and only then finishes, so a test that gets a time-out knows the transport stopped it.
+
+
+def _trickle_schedule(handler) -> tuple[float, int]:
+    interval = max(1, handler._int_arg("interval_ms", 250)) / 1000
+    seconds = handler._int_arg("seconds", 60)
+    if not 0 <= seconds <= 600:
+        raise BadRequest("seconds must be between 0 and 600")
+    return interval, max(1, int(seconds / interval))
+
+
+def _hostile_trickle_body(handler, key: str) -> None:
+    """200 with a Content-Length, then one byte of the body per interval."""
+    interval, count = _trickle_schedule(handler)
+    handler._drain_body()
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/octet-stream")
+    handler.send_header("Content-Length", str(count))
+    handler.end_headers()
+    handler._headers_sent = True
+    try:
+        handler._write(b"")
+        for _ in range(count):
+            time.sleep(interval)
+            handler._write(b"x")
+            HOSTILE_LOG.add(key, "bytes_sent")
+    except ClientGone:
+        handler.close_connection = True
+
+
+def _hostile_trickle_headers(handler, key: str) -> None:
+    """A status line, then one byte of a header per interval; the header ends after it all."""
+    interval, count = _trickle_schedule(handler)
+    handler._drain_body()
+    handler._headers_sent = True
+    handler.close_connection = True
+    try:
+        handler._write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+        for _ in range(count):
+            time.sleep(interval)
+            handler._write(b"a")
+            HOSTILE_LOG.add(key, "bytes_sent")
+        handler._write(b"\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+    except ClientGone:
+        pass
+
+
+def _hostile_continue_forever(handler, key: str) -> None:
+    """One `100 Continue` head per interval; then the server gives up and closes the
+    connection, or with `final=1` answers 200 `ok` at last."""
+    interval, count = _trickle_schedule(handler)
+    final = handler._arg("final") == "1"
+    handler._drain_body()
+    handler._headers_sent = True
+    handler.close_connection = True
+    try:
+        for _ in range(count):
+            handler._write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            HOSTILE_LOG.add(key, "bytes_sent")
+            time.sleep(interval)
+        if final:
+            handler._write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+    except ClientGone:
+        pass
+    handler._abort_connection(reset=False)
+
+
+def _hostile_redirect_chain(handler, key: str) -> None:
+    """`/hostile/redirect-chain/<n>`: a 302 to `…/<n-1>`, down to 0, which echoes."""
+    try:
+        remaining = int(key)
+    except ValueError:
+        raise BadRequest("redirect-chain needs a number of hops") from None
+    if remaining <= 0:
+        return handler._echo()
+    handler._drain_body()
+    handler._send(302, b"", None, [("Location", f"/hostile/redirect-chain/{remaining - 1}")])
+
+
+def _hostile_redirect_bomb(handler, key: str) -> None:
+    """A 302 to `to` whose body is `size` zero bytes, gzip-compressed (default 16 MiB)."""
+    size = handler._int_arg("size", 16 * 1024 * 1024)
+    if not 0 <= size <= 1024 * 1024 * 1024:
+        raise BadRequest("size must be between 0 and 1 GiB")
+    target = handler._arg("to") or "/echo"
+    handler._drain_body()
+    handler._send(
+        302, gzip_of_zeros(size), "application/octet-stream", [("Location", target), ("Content-Encoding", "gzip")]
+    )
+
+
+def _hostile_latin1_header(handler, key: str) -> None:
+    """200 `ok` with a `Content-Disposition` whose file name is in ISO-8859-1 (`résumé.pdf` as
+    the bytes E9), as old servers send it: not UTF-8."""
+    handler._drain_body()
+    handler._send(200, b"ok", "text/plain", [("Content-Disposition", 'attachment; filename="r\u00e9sum\u00e9.pdf"')])
+
+
+HOSTILE_TIME_ROUTES = {
+    "trickle-body": _hostile_trickle_body,
+    "trickle-headers": _hostile_trickle_headers,
+    "continue-forever": _hostile_continue_forever,
+    "redirect-chain": _hostile_redirect_chain,
+    "redirect-bomb": _hostile_redirect_bomb,
+    "latin1-header": _hostile_latin1_header,
+}
 
 if __name__ == "__main__":
     main()

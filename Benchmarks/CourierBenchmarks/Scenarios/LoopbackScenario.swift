@@ -302,8 +302,8 @@ final class RawDelegateClient: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 }
 
-/// A serial delegate queue whose blocks run on a dispatch queue (what Courier's transport uses
-/// on Linux; see `SerialDelegateQueue`).
+/// A serial delegate queue whose blocks run on a dispatch queue (what Courier's transport used
+/// on Linux before it ran them in place; see `InlineDelegateQueue`).
 final class DispatchBackedOperationQueue: OperationQueue, @unchecked Sendable {
     // @unchecked: the only stored property is an immutable DispatchQueue.
     private let queue: DispatchQueue

@@ -2,21 +2,27 @@ import Foundation
 
 extension AuthSession {
     /// The decisions behind ``AuthSession``, with no I/O: every input mutates the state and
-    /// returns the one ``Action`` the session must perform.
+    /// returns the one action the session must perform, of a type made for that input, so the
+    /// session's handling of each is exhaustive.
     ///
-    /// Keeping the decisions here, away from tasks and continuations, is what lets them be
-    /// tested exhaustively — the duplicate-refresh and stale-credential bugs of other libraries
-    /// all lived in code that mixed the two.
+    /// Keeping the decisions here, away from tasks, continuations and files, is what lets them
+    /// be tested exhaustively — the duplicate-refresh and stale-credential bugs of other
+    /// libraries all lived in code that mixed the two.
     struct StateMachine {
         typealias WaiterID = UInt64
         typealias OperationID = UInt64
 
-        /// What an operation does.
+        /// What an operation does. Each runs under the store's lease and starts by reading the
+        /// store again: when another session stored a different token meanwhile, the operation
+        /// adopts it instead (``Outcome/adopted(_:)``).
         enum Operation: Equatable {
             /// Call the refresh closure with this token.
             case refresh(OAuthToken)
-            /// Call the acquire closure.
-            case acquire
+            /// Call the acquire closure, to replace this token (if any).
+            case acquire(replacing: OAuthToken?)
+            /// End the session: this token cannot be renewed. Clears the store if it still
+            /// holds the token.
+            case end(OAuthToken, SessionExpiry)
         }
 
         /// Why a request fails without waiting for an operation.
@@ -26,42 +32,81 @@ extension AuthSession {
             case excessiveRefresh
         }
 
-        /// How an operation ended, as the session classified the closure's answer.
+        /// How an operation ended.
         enum Outcome: Equatable {
-            case success(OAuthToken)
-            /// The server rejected the refresh token (`invalid_grant`): the session is over.
-            case rejected
-            /// Anything that may pass: network, time-out, 5xx, unreadable answer.
+            /// The operation got a new token and stored it, at this generation.
+            case renewed(OAuthToken, generation: UInt64)
+            /// The store held what another session wrote since: this token (or none).
+            case adopted(StoredToken)
+            /// The session is over, for this reason; the store was cleared (at this
+            /// generation, when the write succeeded).
+            case ended(SessionExpiry, generation: UInt64?)
+            /// Anything that may pass: network, time-out, 5xx, unreadable answer, a store
+            /// that could not be written, a lease held too long by another session.
             case transient
         }
 
-        /// What the session must do after an input, each step in the order given.
-        enum Action: Equatable {
-            /// Nothing: the request joined the operation in flight, or the answer is that
-            /// of an operation no longer in flight.
-            case none
-            /// Answer the request that asked, now, without waiting.
+        // MARK: Actions, one type per input
+
+        /// What to do for a request (``requestToken(waiter:minimumValidity:now:)``,
+        /// ``requestRefresh(waiter:rejecting:now:)``).
+        enum RequestAction: Equatable {
+            /// Answer the request now, without waiting.
             case answer(Result<OAuthToken, Failure>)
+            /// The request waits for the operation in flight.
+            case join
             /// The request waits for the operation in flight, which had already outlived its
             /// time-out: start a new time-out for the operation's waiters.
-            case armTimeout(OperationID)
+            case joinAndArmTimeout(OperationID)
             /// The request waits for this new operation: start it, and its time-out.
             case start(OperationID, Operation)
-            /// Write this token to the store, then report with
-            /// ``persisted(_:token:succeeded:now:)``.
-            case persist(OAuthToken)
-            /// The operation succeeded: resume the waiters with the token, then emit the event.
+        }
+
+        /// What to do when an operation ends (``operationFinished(_:outcome:now:)``).
+        enum FinishAction: Equatable {
+            /// The operation was cancelled by a sign-in or sign-out: its answer must not bring
+            /// the old session back.
+            case ignore
+            /// Resume the waiters with the token, then emit the event.
             case succeed([WaiterID], OAuthToken, AuthEvent)
-            /// The operation failed or timed out: fail the waiters with its error, then emit
+            /// Fail the waiters with the operation's error, then emit
             /// ``AuthEvent/refreshFailed``.
             case fail([WaiterID])
-            /// The session is over: clear the store, fail the waiters with `sessionExpired`,
-            /// then emit ``AuthEvent/sessionExpired``.
+            /// The session is over (the store is cleared already): fail the waiters with
+            /// `sessionExpired`, then emit ``AuthEvent/sessionExpired``.
             case expire([WaiterID])
-            /// The app signed in or out: resume the waiters with `result`, emit the event, then
-            /// cancel the operation in flight, if any.
-            case replace(AuthEvent, waiters: [WaiterID], result: Result<OAuthToken, Failure>, cancel: OperationID?)
+            /// Another session signed out: fail the waiters with `missingCredential`, then
+            /// emit ``AuthEvent/signedOut``.
+            case signOut([WaiterID])
         }
+
+        /// What to do when an operation's time-out fires (``operationTimedOut(_:)``).
+        enum TimeoutAction: Equatable {
+            /// The time-out is for an operation that ended, or whose waiters failed already.
+            case ignore
+            /// Fail these waiters with ``RefreshTimeout``, then emit ``AuthEvent/refreshFailed``.
+            case fail([WaiterID])
+        }
+
+        /// What to do when the app signs in or out (``signedIn(_:generation:)``,
+        /// ``signedOut()``): resume the waiters with `result`, emit `event`, then cancel the
+        /// operation in flight, if any.
+        struct ReplaceAction: Equatable {
+            let event: AuthEvent
+            let waiters: [WaiterID]
+            let result: Result<OAuthToken, Failure>
+            let cancel: OperationID?
+        }
+
+        /// What to do when another session changed the store (``storeChanged(_:now:)``).
+        enum ChangeAction: Equatable {
+            /// Nothing the app needs to hear (the same token, or the session was busy).
+            case none
+            /// The token changed as another session changed it: emit the same event.
+            case emit(AuthEvent)
+        }
+
+        // MARK: State
 
         /// The operation in flight.
         struct InFlight: Equatable {
@@ -78,11 +123,14 @@ extension AuthSession {
             case idle
             case busy(InFlight)
             /// The refresh token was rejected: fail fast until the next sign-in.
-            case expired
+            case expired(SessionExpiry)
         }
 
         private(set) var token: OAuthToken?
         private(set) var phase: Phase = .idle
+        /// The store's generation that ``token`` reflects (`nil`: unknown, as after a failed
+        /// read).
+        private(set) var generation: UInt64?
         private let window: RefreshWindow?
         private let canAcquire: Bool
         private var refreshStarts: [Date] = []
@@ -95,22 +143,36 @@ extension AuthSession {
         /// expiry is ignored — the token is used until the server rejects it.
         private(set) var ignoresExpiry = false
 
-        init(token: OAuthToken?, window: RefreshWindow?, canAcquire: Bool) {
+        init(token: OAuthToken?, generation: UInt64? = nil, window: RefreshWindow?, canAcquire: Bool) {
             self.token = token
+            self.generation = generation
             self.window = window
             self.canAcquire = canAcquire
+        }
+
+        /// Whether a refresh (or acquire, or the end of the session) is under way.
+        var isBusy: Bool {
+            if case .busy = phase { return true }
+            return false
+        }
+
+        /// Why the session ended, while it is over.
+        var expiry: SessionExpiry? {
+            if case .expired(let expiry) = phase { return expiry }
+            return nil
         }
 
         // MARK: Requests
 
         /// A request wants a token valid for at least `minimumValidity` seconds (capped at half
         /// the token's lifetime, so a short-lived token is not refreshed on every request).
-        mutating func requestToken(waiter: WaiterID, minimumValidity: TimeInterval, now: Date) -> Action {
-            if phase == .expired { return .answer(.failure(.sessionExpired)) }
-            if case .busy = phase {
-                // While a token is being replaced, requests wait and go out with the new one
-                // only: the old one may be the very token the server just rejected.
-                return join(waiter)
+        mutating func requestToken(waiter: WaiterID, minimumValidity: TimeInterval, now: Date) -> RequestAction {
+            switch phase {
+            case .expired: return .answer(.failure(.sessionExpired))
+            // While a token is being replaced, requests wait and go out with the new one only:
+            // the old one may be the very token the server just rejected.
+            case .busy: return join(waiter)
+            case .idle: break
             }
             if let token {
                 if ignoresExpiry { return .answer(.success(token)) }
@@ -119,22 +181,24 @@ extension AuthSession {
                 var validity = lifetime.map { min(minimumValidity, max(0, $0) / 2) } ?? minimumValidity
                 if !validity.isFinite { validity = 0 }
                 if !token.expires(within: validity, now: now) { return .answer(.success(token)) }
-            }
-            if let token, token.refreshToken == nil, !canAcquire, !token.expires(within: 0, now: now) {
-                // Nothing can renew it early; it is still valid, so use it to the end.
-                return .answer(.success(token))
+                if token.refreshToken == nil, !canAcquire, !token.expires(within: 0, now: now) {
+                    // Nothing can renew it early; it is still valid, so use it to the end.
+                    return .answer(.success(token))
+                }
             }
             return startRenewal(for: waiter, now: now, proactive: true)
         }
 
         /// A request was rejected with `staleAccessToken` (nil if it carried none).
-        mutating func requestRefresh(waiter: WaiterID, rejecting staleAccessToken: String?, now: Date) -> Action {
-            if phase == .expired { return .answer(.failure(.sessionExpired)) }
+        mutating func requestRefresh(waiter: WaiterID, rejecting staleAccessToken: String?, now: Date)
+            -> RequestAction
+        {
+            if case .expired = phase { return .answer(.failure(.sessionExpired)) }
             if let token, token.accessToken != staleAccessToken {
                 // Someone refreshed since that request left: replay with the current token.
                 return .answer(.success(token))
             }
-            if case .busy = phase { return join(waiter) }
+            if isBusy { return join(waiter) }
             return startRenewal(for: waiter, now: now, proactive: false)
         }
 
@@ -142,27 +206,28 @@ extension AuthSession {
         /// time-out, it is still the one to wait for: starting another would send the same
         /// refresh token twice at once, and a server with reuse detection would revoke the
         /// whole session.
-        private mutating func join(_ waiter: WaiterID) -> Action {
-            guard case .busy(var inFlight) = phase else { return .none }
+        private mutating func join(_ waiter: WaiterID) -> RequestAction {
+            guard case .busy(var inFlight) = phase else { preconditionFailure("join without an operation") }
             inFlight.waiters.append(waiter)
-            let action: Action = inFlight.timeoutArmed ? .none : .armTimeout(inFlight.id)
+            let action: RequestAction = inFlight.timeoutArmed ? .join : .joinAndArmTimeout(inFlight.id)
             inFlight.timeoutArmed = true
             phase = .busy(inFlight)
             return action
         }
 
-        /// Starts a refresh (or acquire) for `waiter`. `proactive`: the token has not been
-        /// rejected, it only expires soon (or looks expired by this device's clock).
-        private mutating func startRenewal(for waiter: WaiterID, now: Date, proactive: Bool) -> Action {
+        /// Starts a refresh (or acquire, or the end of the session) for `waiter`. `proactive`:
+        /// the token has not been rejected, it only expires soon (or looks expired by this
+        /// device's clock).
+        private mutating func startRenewal(for waiter: WaiterID, now: Date, proactive: Bool) -> RequestAction {
             let operation: Operation
             if let token, token.refreshToken != nil {
                 operation = .refresh(token)
             } else if canAcquire {
-                operation = .acquire
-            } else if token != nil {
-                // A token that cannot be renewed and no longer works: only a sign-in helps.
-                expire()
-                return .expire([waiter])
+                operation = .acquire(replacing: token)
+            } else if let token {
+                // A token that cannot be renewed and no longer works: only a sign-in helps —
+                // unless another session stored a new one, which the operation looks for first.
+                return begin(.end(token, SessionExpiry(cause: .notRenewable, date: now)), for: waiter)
             } else {
                 return .answer(.failure(.missingCredential))
             }
@@ -179,6 +244,10 @@ extension AuthSession {
                 }
                 refreshStarts.append(now)
             }
+            return begin(operation, for: waiter)
+        }
+
+        private mutating func begin(_ operation: Operation, for waiter: WaiterID) -> RequestAction {
             let id = nextOperationID
             nextOperationID += 1
             phase = .busy(InFlight(id: id, operation: operation, waiters: [waiter]))
@@ -187,48 +256,51 @@ extension AuthSession {
 
         // MARK: Operation results
 
-        /// The operation `id` ended. A success is persisted first (``persisted(_:succeeded:)``
-        /// then resumes the waiters), so a rotated refresh token is stored before anyone uses it.
-        mutating func operationFinished(_ id: OperationID, outcome: Outcome) -> Action {
+        /// The operation `id` ended with `outcome` (its token, if any, is stored already: a
+        /// rotated refresh token is on disk before anyone uses it).
+        mutating func operationFinished(_ id: OperationID, outcome: Outcome, now: Date) -> FinishAction {
             // An operation that is no longer in flight was cancelled by a sign-in or sign-out:
             // its answer must not bring the old session back.
-            guard case .busy(let inFlight) = phase, inFlight.id == id else { return .none }
+            guard case .busy(let inFlight) = phase, inFlight.id == id else { return .ignore }
             switch outcome {
-            case .success(let newToken):
-                return .persist(merged(newToken, replacing: inFlight.operation))
-            case .rejected:
-                if inFlight.operation == .acquire { return finishTransient(inFlight) }
-                expire()
-                return .expire(inFlight.waiters)
-            case .transient:
-                return finishTransient(inFlight)
-            }
-        }
-
-        /// The store write requested by ``operationFinished(_:outcome:)`` for `id` is done.
-        ///
-        /// - Parameter now: when the token arrived (`nil`: unknown). A token that arrives
-        ///   already expired by this clock has its expiry ignored (see ``ignoresExpiry``).
-        mutating func persisted(_ id: OperationID, token newToken: OAuthToken, succeeded: Bool, now: Date? = nil)
-            -> Action
-        {
-            guard case .busy(let inFlight) = phase, inFlight.id == id else { return .none }
-            guard succeeded else { return finishTransient(inFlight) }
-            adopt(newToken)
-            if let now {
+            case .renewed(let newToken, let newGeneration):
+                adopt(newToken)
+                generation = newGeneration
                 arrivedAt = now
                 ignoresExpiry = newToken.expires(within: 0, now: now)
+                phase = .idle
+                let event: AuthEvent = if case .acquire = inFlight.operation { .acquired } else { .refreshed }
+                return .succeed(inFlight.waiters, newToken, event)
+            case .adopted(let stored):
+                generation = stored.generation
+                if let storedToken = stored.token {
+                    adoptStored(storedToken)
+                    phase = .idle
+                    return .succeed(inFlight.waiters, storedToken, Self.event(for: stored.change))
+                }
+                if stored.change == .sessionExpired {
+                    expire(SessionExpiry(cause: .anotherSession, date: now))
+                    return .expire(inFlight.waiters)
+                }
+                token = nil
+                phase = .idle
+                return .signOut(inFlight.waiters)
+            case .ended(let expiry, let newGeneration):
+                if let newGeneration { generation = newGeneration }
+                expire(expiry)
+                return .expire(inFlight.waiters)
+            case .transient:
+                phase = .idle
+                return .fail(inFlight.waiters)
             }
-            phase = .idle
-            return .succeed(inFlight.waiters, newToken, inFlight.operation == .acquire ? .acquired : .refreshed)
         }
 
         /// The operation `id` took longer than the session's time-out: its waiters fail, but the
         /// operation stays in flight. Its refresh token has reached the server, so a second
         /// refresh with the same token could look like a stolen token being replayed; later
         /// requests wait for this one, and its answer is adopted when it comes.
-        mutating func operationTimedOut(_ id: OperationID) -> Action {
-            guard case .busy(var inFlight) = phase, inFlight.id == id, inFlight.timeoutArmed else { return .none }
+        mutating func operationTimedOut(_ id: OperationID) -> TimeoutAction {
+            guard case .busy(var inFlight) = phase, inFlight.id == id, inFlight.timeoutArmed else { return .ignore }
             let waiters = inFlight.waiters
             inFlight.waiters = []
             inFlight.timeoutArmed = false
@@ -236,41 +308,84 @@ extension AuthSession {
             return .fail(waiters)
         }
 
-        private mutating func finishTransient(_ inFlight: InFlight) -> Action {
-            phase = .idle
-            return .fail(inFlight.waiters)
-        }
-
         // MARK: Sign-in and sign-out
 
-        /// The app signed in with `newToken` (already written to the store). Waiters of an
-        /// operation in flight get the new token; that operation's late answer is ignored.
-        mutating func signedIn(_ newToken: OAuthToken) -> Action {
+        /// The app signed in with `newToken` (already written to the store, at `generation`).
+        /// Waiters of an operation in flight get the new token; that operation's late answer is
+        /// ignored.
+        mutating func signedIn(_ newToken: OAuthToken, generation newGeneration: UInt64?) -> ReplaceAction {
             let inFlight = operationInFlight
             adopt(newToken)
+            generation = newGeneration
             phase = .idle
             refreshStarts.removeAll()
-            return .replace(
-                .signedIn, waiters: inFlight?.waiters ?? [], result: .success(newToken), cancel: inFlight?.id)
+            return ReplaceAction(
+                event: .signedIn, waiters: inFlight?.waiters ?? [], result: .success(newToken), cancel: inFlight?.id)
         }
 
-        /// The app signed out (the store was cleared). Waiters fail; a late answer is ignored.
-        mutating func signedOut() -> Action {
+        /// The app signed out (the store is cleared next). Waiters fail; a late answer is
+        /// ignored.
+        mutating func signedOut() -> ReplaceAction {
             let inFlight = operationInFlight
             token = nil
             phase = .idle
-            return .replace(
-                .signedOut, waiters: inFlight?.waiters ?? [], result: .failure(.missingCredential), cancel: inFlight?.id
-            )
+            return ReplaceAction(
+                event: .signedOut, waiters: inFlight?.waiters ?? [], result: .failure(.missingCredential),
+                cancel: inFlight?.id)
+        }
+
+        /// The store is at `generation` and this state already reflects it: this session wrote
+        /// it (its sign-out), or it could not be read (it is read again after the next write).
+        mutating func note(generation newGeneration: UInt64?) {
+            generation = newGeneration
+        }
+
+        // MARK: Other sessions
+
+        /// The store is at `stored` (its generation differs from ``generation``): another
+        /// session signed in, refreshed, signed out or ended the session. Only called while no
+        /// operation is in flight: an operation reads the store itself, under the lease.
+        mutating func storeChanged(_ stored: StoredToken, now: Date) -> ChangeAction {
+            guard !isBusy, stored.generation != generation else { return .none }
+            generation = stored.generation
+            guard let storedToken = stored.token else {
+                guard token != nil else { return .none }
+                if stored.change == .sessionExpired {
+                    expire(SessionExpiry(cause: .anotherSession, date: now))
+                    return .emit(.sessionExpired)
+                }
+                token = nil
+                phase = .idle
+                return .emit(.signedOut)
+            }
+            if let token, Self.sameCredential(token, storedToken), expiry == nil { return .none }
+            adoptStored(storedToken)
+            phase = .idle
+            return .emit(Self.event(for: stored.change))
         }
 
         // MARK: Helpers
 
+        /// Whether two tokens are the same credential (a token read back from a file has lost
+        /// its dates' fractions of a second).
+        static func sameCredential(_ first: OAuthToken, _ second: OAuthToken) -> Bool {
+            first.accessToken == second.accessToken && first.refreshToken == second.refreshToken
+        }
+
+        /// The event a session emits for a token another session stored.
+        static func event(for change: TokenChange?) -> AuthEvent {
+            switch change {
+            case .signedIn: .signedIn
+            case .acquired: .acquired
+            case .refreshed, .signedOut, .sessionExpired, nil: .refreshed
+            }
+        }
+
         /// Ends the session: token cleared, fail fast from now. Only ever called from a phase
         /// that is not `.expired`, so the session's `.sessionExpired` event is emitted once.
-        private mutating func expire() {
+        private mutating func expire(_ expiry: SessionExpiry) {
             token = nil
-            phase = .expired
+            phase = .expired(expiry)
         }
 
         /// The operation in flight, if any.
@@ -285,12 +400,13 @@ extension AuthSession {
             ignoresExpiry = false
         }
 
-        /// A token response without `refresh_token` keeps the old one (RFC 6749 §6).
-        private func merged(_ newToken: OAuthToken, replacing operation: Operation) -> OAuthToken {
-            guard newToken.refreshToken == nil, case .refresh(let old) = operation else { return newToken }
-            var result = newToken
-            result.refreshToken = old.refreshToken
-            return result
+        /// Adopts a token another session stored. It ignores the expiry exactly when the session
+        /// that got it did: when the token was already expired as it arrived.
+        private mutating func adoptStored(_ storedToken: OAuthToken) {
+            adopt(storedToken)
+            if let issuedAt = storedToken.issuedAt, let expiresAt = storedToken.expiresAt {
+                ignoresExpiry = expiresAt <= issuedAt
+            }
         }
     }
 }

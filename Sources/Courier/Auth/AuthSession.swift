@@ -19,12 +19,21 @@ import Foundation
 /// get its result. The refresh runs in a task the session owns, so cancelling the request
 /// that triggered it cancels that request only.
 ///
-/// The refresh closure reports through what it throws. A ``CourierError`` whose response
-/// is 401, or 400 with `invalid_grant`, `invalid_client` or `unauthorized_client` (or
-/// without an OAuth error code), or ``AuthenticationError/sessionExpired``, ends the session:
-/// the token is cleared from the store, ``AuthEvent/sessionExpired`` is emitted once, and
-/// requests fail fast until ``signIn(_:)``. Any other error (network, time-out, 5xx, an
-/// unreadable answer, a store write) fails the waiting requests with
+/// Sessions that share a store — two in one process, or one in each of several processes on
+/// the same ``FileTokenStore`` file — behave as one session, with no code of yours: before it
+/// refreshes, a session takes the store's lease and reads the store again, and uses the token
+/// another session already stored instead of refreshing; before each request it notices a
+/// token another session stored; and it never deletes a token another session wrote (see
+/// <doc:SharingSessionsBetweenProcesses>).
+///
+/// The refresh closure reports through what it throws. A ``CourierError`` whose response,
+/// from the token endpoint's own origin, is 401, or 400 with `invalid_grant`,
+/// `invalid_client` or `unauthorized_client` (or without an OAuth error code), or
+/// ``AuthenticationError/sessionExpired``, ends the session: the token is cleared from the
+/// store (if it still holds the rejected one), ``AuthEvent/sessionExpired`` is emitted once,
+/// ``sessionExpiry`` says why, and requests fail fast until ``signIn(_:)``. Any other error
+/// (network, time-out, 5xx, an answer from another origin after a redirect, an HTML error
+/// page, a store write) fails the waiting requests with
 /// ``AuthenticationError/refreshFailed(_:)`` and keeps the stored refresh token for the next
 /// try.
 public actor AuthSession {
@@ -40,19 +49,23 @@ public actor AuthSession {
     /// runs where it was written, as ``RefreshClosure`` does.
     public typealias AcquireClosure = @isolated(any) @Sendable () async throws -> OAuthToken
 
-    private nonisolated let store: any TokenStore
-    private nonisolated let refreshClosure: RefreshClosure
-    private nonisolated let acquireClosure: AcquireClosure?
+    private nonisolated let coordinator: any TokenStoreCoordinator
+    private nonisolated let canAcquire: Bool
+    private nonisolated let runner: OperationRunner
     private nonisolated let now: @Sendable () -> Date
     /// How long a refresh may take before its waiters fail, in seconds.
     public nonisolated let refreshTimeout: TimeInterval
+    /// How long, in seconds, a refresh (or acquire) closure may run before the session gives
+    /// up on it: it is cancelled, its waiters fail with ``RefreshAbandoned``, and a later
+    /// request may refresh again.
+    public nonisolated let abandonRefreshAfter: TimeInterval
     private nonisolated let broadcaster = AuthEventBroadcaster()
     private nonisolated let waiters = TokenWaiters()
-    /// Whether a refresh or acquire is under way, readable without a hop to the actor;
-    /// written after every action (`perform`).
-    private nonisolated let renewing = Locked(false)
+    /// The decisions, and the one place that knows whether a renewal is under way: behind a
+    /// lock so that ``isRenewing`` reads it without a hop to the actor. Only the actor
+    /// changes it.
+    private nonisolated let state: Locked<StateMachine>
 
-    private var machine: StateMachine
     private var operations: [StateMachine.OperationID: Task<Void, Never>] = [:]
     private var timeouts: [StateMachine.OperationID: Task<Void, Never>] = [:]
     private nonisolated let loadError: (any Error)?
@@ -60,7 +73,8 @@ public actor AuthSession {
     /// Creates a session.
     ///
     /// - Parameters:
-    ///   - store: where the token is kept; it is loaded now.
+    ///   - store: where the token is kept; it is loaded now. Sessions sharing a store (or
+    ///     ``FileTokenStore``s of one file) coordinate through its ``TokenStore/coordinator``.
     ///   - refresh: calls the token endpoint with the current token's refresh token.
     ///   - acquire: gets a first token with no user action, when there is none (or none that
     ///     can be refreshed); `nil` means a sign-in is needed.
@@ -71,8 +85,15 @@ public actor AuthSession {
     ///     ``AuthenticationError/refreshFailed(_:)`` (``RefreshTimeout``). The refresh itself
     ///     goes on: its refresh token has reached the server, so it is never sent a second
     ///     time while it is in flight. Later requests wait for it (each round of them for at
-    ///     most `refreshTimeout` again) and its answer is stored when it comes.
+    ///     most `refreshTimeout` again) and its answer is stored when it comes. It also bounds
+    ///     the wait for another session's renewal (``TokenLeaseTimeout``).
     ///     A negative time-out fails waiters at once, `.infinity` never; NaN counts as 30.
+    ///   - abandonRefreshAfter: seconds after which a refresh closure that has not returned is
+    ///     cancelled and a later request may refresh again; `nil` (the default) means
+    ///     `max(120, 4 × refreshTimeout)`. Keep it long enough that the abandoned request has
+    ///     certainly failed (URLSession gives up on a silent request after 60 seconds): a
+    ///     server that answers it late would see that refresh token a second time. Never less
+    ///     than `refreshTimeout`.
     public init(
         store: any TokenStore = InMemoryTokenStore(),
         // Inheriting the caller's isolation is what lets an app's closure, written in
@@ -81,40 +102,71 @@ public actor AuthSession {
         @_inheritActorContext acquire: AcquireClosure? = nil,
         now: @escaping @Sendable () -> Date = { Date() },
         refreshWindow: RefreshWindow? = RefreshWindow(),
-        refreshTimeout: TimeInterval = 30
+        refreshTimeout: TimeInterval = 30,
+        abandonRefreshAfter: TimeInterval? = nil
     ) {
-        self.store = store
-        self.refreshClosure = refresh
-        self.acquireClosure = acquire
+        // A store without a coordinator is this session's alone.
+        let coordinator = store.coordinator ?? InProcessTokenCoordinator(store: store)
+        self.coordinator = coordinator
+        self.canAcquire = acquire != nil
         self.now = now
         // NaN would mean "time out at once"; it is a mistake, so it gets the default.
-        self.refreshTimeout = refreshTimeout.isNaN ? 30 : refreshTimeout
-        var loaded: OAuthToken?
+        let timeout = refreshTimeout.isNaN ? 30 : refreshTimeout
+        self.refreshTimeout = timeout
+        let abandon = abandonRefreshAfter.flatMap { $0.isNaN ? nil : $0 } ?? max(120, 4 * timeout)
+        self.abandonRefreshAfter = max(abandon, timeout)
+        self.runner = OperationRunner(
+            coordinator: coordinator, refreshClosure: refresh, acquireClosure: acquire, now: now,
+            refreshTimeout: timeout, abandonRefreshAfter: max(abandon, timeout))
+        var stored: StoredToken?
         var loadError: (any Error)?
         do {
-            loaded = try store.load()
+            stored = try coordinator.read()
         } catch {
             loadError = error
         }
         self.loadError = loadError
-        self.machine = StateMachine(token: loaded, window: refreshWindow, canAcquire: acquire != nil)
+        self.state = Locked(
+            StateMachine(
+                token: stored?.token, generation: stored?.generation ?? coordinator.currentGeneration(),
+                window: refreshWindow, canAcquire: acquire != nil))
     }
 
     /// A new stream of the session's events from now on (earlier events are not replayed).
     /// Each access subscribes a new listener; every listener gets every event.
+    ///
+    /// A session that adopts what another session sharing its store did emits the same
+    /// event: ``AuthEvent/refreshed`` for a token another session refreshed,
+    /// ``AuthEvent/signedIn`` and ``AuthEvent/signedOut`` for another session's sign-in and
+    /// sign-out, ``AuthEvent/sessionExpired`` when another session's refresh token was
+    /// rejected.
     public nonisolated var events: AsyncStream<AuthEvent> {
         broadcaster.subscribe()
     }
 
-    /// The current token, if any.
-    public var token: OAuthToken? { machine.token }
+    /// The current token, if any (after reading a newer one that another session stored).
+    public var token: OAuthToken? {
+        syncWithStore()
+        return state.withLock { $0.token }
+    }
 
     /// Whether the refresh token was rejected and the app must sign in again.
-    public var isSessionExpired: Bool { machine.phase == .expired }
+    public var isSessionExpired: Bool {
+        syncWithStore()
+        return state.withLock { $0.expiry != nil }
+    }
+
+    /// Why the session ended, while it is over (``isSessionExpired``): the token request that
+    /// was rejected, its status and the server's OAuth `error` and `error_description`, never
+    /// a token. `nil` while the session is alive.
+    public nonisolated var sessionExpiry: SessionExpiry? {
+        state.withLock { $0.expiry }
+    }
 
     /// Whether requests cannot be signed until the user signs in: there is no token and no
-    /// `acquire` closure to get one (a first launch, after ``signOut()``, or a stored token
-    /// that could not be loaded — see ``tokenLoadError``), or the session expired.
+    /// `acquire` closure to get one (a first launch, after ``signOut()`` here or in another
+    /// process sharing the store, or a stored token that could not be loaded — see
+    /// ``tokenLoadError``), or the session expired.
     ///
     /// Read it at start-up to show the login screen at once rather than after a failed
     /// request. A stored token that is expired but refreshable does not need a sign-in: the
@@ -124,7 +176,9 @@ public actor AuthSession {
     /// if await session.needsSignIn { await showLoginScreen() }
     /// ```
     public var needsSignIn: Bool {
-        isSessionExpired || (machine.token == nil && acquireClosure == nil)
+        syncWithStore()
+        let canAcquire = self.canAcquire
+        return state.withLock { $0.expiry != nil || ($0.token == nil && !canAcquire) }
     }
 
     /// What the store threw when the session loaded the token at creation — a corrupt or
@@ -146,16 +200,18 @@ public actor AuthSession {
     ///   ``AuthenticationError/excessiveRefresh``, or ``AuthenticationError/cancelled`` when
     ///   the calling task is cancelled.
     public func validToken(minimumValidity: TimeInterval = 0) async throws(AuthenticationError) -> OAuthToken {
+        syncWithStore()
         let id = waiters.makeID()
-        let action = machine.requestToken(waiter: id, minimumValidity: minimumValidity, now: now())
+        let now = now()
+        let action = state.withLock { $0.requestToken(waiter: id, minimumValidity: minimumValidity, now: now) }
         return try await wait(id, action)
     }
 
     /// A token to replace `stale`, which the server rejected.
     ///
-    /// If the current token is already a different one (another request refreshed
-    /// meanwhile), it is returned without a call; otherwise this starts or joins the one
-    /// refresh.
+    /// If the current token is already a different one (another request, or another session
+    /// sharing the store, refreshed meanwhile), it is returned without a call; otherwise this
+    /// starts or joins the one refresh.
     public func refresh(rejecting stale: OAuthToken?) async throws(AuthenticationError) -> OAuthToken {
         try await refresh(rejectingAccessToken: stale?.accessToken)
     }
@@ -163,35 +219,40 @@ public actor AuthSession {
     /// A token to replace the access token `stale` that a request carried (`nil` if it
     /// carried none): what ``RefreshableProvider`` knows of a rejected request.
     package func refresh(rejectingAccessToken stale: String?) async throws(AuthenticationError) -> OAuthToken {
+        syncWithStore()
         let id = waiters.makeID()
-        let action = machine.requestRefresh(waiter: id, rejecting: stale, now: now())
+        let now = now()
+        let action = state.withLock { $0.requestRefresh(waiter: id, rejecting: stale, now: now) }
         return try await wait(id, action)
     }
 
     /// Stores `token` and makes it current. Requests waiting for a refresh get it; a
-    /// refresh still in flight is cancelled and its answer ignored.
+    /// refresh still in flight is cancelled and its answer ignored. Sessions sharing the store
+    /// adopt it before their next request.
     ///
     /// - Throws: the store's error; the session is then unchanged.
     public func signIn(_ token: OAuthToken) throws {
-        try store.save(token)
-        perform(machine.signedIn(token))
+        let generation = try coordinator.write(token, change: .signedIn, ifGeneration: nil)
+        perform(state.withLock { $0.signedIn(token, generation: generation) })
     }
 
     /// Clears the token from memory and from the store. Waiting requests fail with
     /// ``AuthenticationError/missingCredential``; a refresh still in flight is cancelled and
-    /// its answer ignored.
+    /// its answer ignored. Sessions sharing the store are signed out too: their next request
+    /// finds no token (``needsSignIn``), and they emit ``AuthEvent/signedOut``.
     ///
     /// - Throws: the store's error (the token is cleared from memory all the same).
     public func signOut() throws {
-        perform(machine.signedOut())
-        try store.save(nil)
+        perform(state.withLock { $0.signedOut() })
+        let generation = try coordinator.write(nil, change: .signedOut, ifGeneration: nil)
+        state.withLock { $0.note(generation: generation) }
     }
 
     // MARK: Waiting before a request is built
 
     /// Whether a refresh (or acquire) is under way. A hint, read without waiting for the
     /// actor: a renewal may start or end a moment later.
-    nonisolated var isRenewing: Bool { renewing.current }
+    nonisolated var isRenewing: Bool { state.withLock { $0.isBusy } }
 
     /// When a refresh (or acquire) is under way, waits for it and returns what
     /// ``validToken(minimumValidity:)`` would have; otherwise returns `nil` at once and
@@ -202,9 +263,10 @@ public actor AuthSession {
     /// suspended task), not its pipeline. Cancellation answers ``AuthenticationError/cancelled``
     /// at once; the renewal goes on.
     func tokenAfterRenewal(minimumValidity: TimeInterval) async -> Result<OAuthToken, AuthenticationError>? {
-        guard case .busy = machine.phase else { return nil }
+        guard isRenewing else { return nil }
         let id = waiters.makeID()
-        let action = machine.requestToken(waiter: id, minimumValidity: minimumValidity, now: now())
+        let now = now()
+        let action = state.withLock { $0.requestToken(waiter: id, minimumValidity: minimumValidity, now: now) }
         if let answer = immediateAnswer(action) { return answer }
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
@@ -216,9 +278,34 @@ public actor AuthSession {
         }
     }
 
+    // MARK: Other sessions
+
+    /// Reads the store again when another session wrote it since this one last did: a cheap
+    /// check (``TokenStoreCoordinator/currentGeneration()``) before every request. While an
+    /// operation is in flight it does nothing: the operation reads the store itself, under the
+    /// lease, and requests wait for it anyway.
+    private func syncWithStore() {
+        guard let current = coordinator.currentGeneration() else { return }
+        let stale = state.withLock { !$0.isBusy && $0.generation != current }
+        guard stale else { return }
+        let stored: StoredToken
+        do {
+            stored = try coordinator.read()
+        } catch {
+            // Unreadable now (a file half-replaced by hand, say): keep the token this session
+            // has, and read again after the next write.
+            state.withLock { $0.note(generation: current) }
+            return
+        }
+        let now = now()
+        perform(state.withLock { $0.storeChanged(stored, now: now) })
+    }
+
     // MARK: Waiting
 
-    private func wait(_ id: UInt64, _ action: StateMachine.Action) async throws(AuthenticationError) -> OAuthToken {
+    private func wait(_ id: UInt64, _ action: StateMachine.RequestAction) async throws(AuthenticationError)
+        -> OAuthToken
+    {
         if let answer = immediateAnswer(action) {
             return try answer.get()
         }
@@ -229,14 +316,14 @@ public actor AuthSession {
     /// do, no continuation needed); `nil` otherwise. Not inlined, so that its temporaries stay
     /// off the async frame that every waiting request keeps.
     @inline(never)
-    private func immediateAnswer(_ action: StateMachine.Action) -> Result<OAuthToken, AuthenticationError>? {
+    private func immediateAnswer(_ action: StateMachine.RequestAction) -> Result<OAuthToken, AuthenticationError>? {
         guard case .answer(let result) = action else { return nil }
         return mapped(result)
     }
 
-    /// Registers the request `id` as a waiter, then performs `action`, which answers it now
-    /// or once the operation it waits for ends.
-    private func suspend(_ id: UInt64, _ action: StateMachine.Action) async throws(AuthenticationError)
+    /// Registers the request `id` as a waiter, then performs `action`, which answers it once
+    /// the operation it waits for ends.
+    private func suspend(_ id: UInt64, _ action: StateMachine.RequestAction) async throws(AuthenticationError)
         -> OAuthToken
     {
         do {
@@ -257,44 +344,68 @@ public actor AuthSession {
 
     // MARK: Performing actions
 
-    /// Performs what the machine decided. `operationError`: what the operation threw (or its
-    /// time-out), which the waiters of a failed operation get.
-    private func perform(_ action: StateMachine.Action, operationError: (any Error)? = nil) {
-        defer {
-            let busy = if case .busy = machine.phase { true } else { false }
-            renewing.withLock { $0 = busy }
-        }
+    private func perform(_ action: StateMachine.RequestAction) {
         switch action {
-        case .none, .answer:
+        case .answer:
             // An answer goes straight back to the one request that asked (see `wait`).
             break
-        case .armTimeout(let id):
+        case .join:
+            break
+        case .joinAndArmTimeout(let id):
             armTimeout(id)
         case .start(let id, let operation):
             start(id, operation)
-        case .persist:
-            // Handled where the operation ends (`operationEnded`), before anyone is resumed.
+        }
+    }
+
+    /// `error`: what the operation threw, which the waiters of a failed operation get.
+    private func perform(_ action: StateMachine.FinishAction, error: (any Error)?) {
+        switch action {
+        case .ignore:
+            // A sign-in or sign-out replaced the session while the operation ran.
             break
         case .succeed(let ids, let token, let event):
             for id in ids { waiters.resume(id, with: .success(token)) }
             broadcaster.emit(event)
         case .fail(let ids):
-            let error = AuthenticationError.refreshFailed(operationError ?? RefreshTimeout(seconds: refreshTimeout))
-            for id in ids { waiters.resume(id, with: .failure(error)) }
+            let failure = AuthenticationError.refreshFailed(error ?? RefreshTimeout(seconds: refreshTimeout))
+            for id in ids { waiters.resume(id, with: .failure(failure)) }
             broadcaster.emit(.refreshFailed)
         case .expire(let ids):
-            // The session is over either way; a store that cannot delete must not keep the
-            // user signed in.
-            try? store.save(nil)
             for id in ids { waiters.resume(id, with: .failure(.sessionExpired)) }
             broadcaster.emit(.sessionExpired)
-        case .replace(let event, let ids, let result, let cancelled):
-            for id in ids { waiters.resume(id, with: mapped(result)) }
-            broadcaster.emit(event)
-            if let cancelled {
-                operations.removeValue(forKey: cancelled)?.cancel()
-                timeouts.removeValue(forKey: cancelled)?.cancel()
-            }
+        case .signOut(let ids):
+            let failure = mapped(.failure(.missingCredential))
+            for id in ids { waiters.resume(id, with: failure) }
+            broadcaster.emit(.signedOut)
+        }
+    }
+
+    private func perform(_ action: StateMachine.TimeoutAction) {
+        switch action {
+        case .ignore:
+            break
+        case .fail(let ids):
+            let failure = AuthenticationError.refreshFailed(RefreshTimeout(seconds: refreshTimeout))
+            for id in ids { waiters.resume(id, with: .failure(failure)) }
+            broadcaster.emit(.refreshFailed)
+        }
+    }
+
+    private func perform(_ action: StateMachine.ReplaceAction) {
+        let result = mapped(action.result)
+        for id in action.waiters { waiters.resume(id, with: result) }
+        broadcaster.emit(action.event)
+        if let cancelled = action.cancel {
+            operations.removeValue(forKey: cancelled)?.cancel()
+            timeouts.removeValue(forKey: cancelled)?.cancel()
+        }
+    }
+
+    private func perform(_ action: StateMachine.ChangeAction) {
+        switch action {
+        case .none: break
+        case .emit(let event): broadcaster.emit(event)
         }
     }
 
@@ -308,24 +419,15 @@ public actor AuthSession {
         }
     }
 
+    // MARK: Operations
+
     private func start(_ id: StateMachine.OperationID, _ operation: StateMachine.Operation) {
         // Detached: the refresh belongs to the session, not to the request that triggered
         // it, and must not inherit its cancellation or task-locals (such as progress).
-        let refreshClosure = self.refreshClosure
-        let acquireClosure = self.acquireClosure
+        let runner = self.runner
         operations[id] = Task.detached { [weak self] in
-            let result: Result<OAuthToken, any Error>
-            do {
-                switch operation {
-                case .refresh(let token): result = .success(try await refreshClosure(token))
-                case .acquire:
-                    guard let acquireClosure else { throw AuthenticationError.missingCredential }
-                    result = .success(try await acquireClosure())
-                }
-            } catch {
-                result = .failure(error)
-            }
-            await self?.operationEnded(id, result)
+            let (outcome, error) = await runner.run(operation)
+            await self?.operationEnded(id, outcome, error: error)
         }
         armTimeout(id)
     }
@@ -345,38 +447,16 @@ public actor AuthSession {
         }
     }
 
-    private func operationEnded(_ id: StateMachine.OperationID, _ result: Result<OAuthToken, any Error>) {
+    private func operationEnded(_ id: StateMachine.OperationID, _ outcome: StateMachine.Outcome, error: (any Error)?) {
         operations.removeValue(forKey: id)
         timeouts.removeValue(forKey: id)?.cancel()
-        let outcome: StateMachine.Outcome
-        var error: (any Error)?
-        switch result {
-        case .success(let token) where token.accessToken.isEmpty:
-            outcome = .transient
-            error = AuthenticationError.invalidTokenResponse
-        case .success(let token):
-            outcome = .success(token)
-        case .failure(let failure):
-            error = failure
-            outcome = RefreshFailureClassifier.isRejection(failure) ? .rejected : .transient
-        }
-        var action = machine.operationFinished(id, outcome: outcome)
-        if case .persist(let token) = action {
-            // Stored before anyone uses it: a rotated refresh token must survive a crash.
-            do {
-                try store.save(token)
-                action = machine.persisted(id, token: token, succeeded: true, now: now())
-            } catch let storeError {
-                error = storeError
-                action = machine.persisted(id, token: token, succeeded: false)
-            }
-        }
-        perform(action, operationError: error)
+        let now = now()
+        perform(state.withLock { $0.operationFinished(id, outcome: outcome, now: now) }, error: error)
     }
 
     private func operationTimedOut(_ id: StateMachine.OperationID) {
         timeouts.removeValue(forKey: id)
-        perform(machine.operationTimedOut(id), operationError: RefreshTimeout(seconds: refreshTimeout))
+        perform(state.withLock { $0.operationTimedOut(id) })
     }
 }
 

@@ -9,21 +9,42 @@ import Foundation
 /// It drives delegate-based tasks rather than `URLSession`'s async methods, because only its
 /// own delegate can make these guarantees on every platform:
 ///
-/// - A redirect to another origin (scheme, host or port) drops the `Authorization`,
-///   `Proxy-Authorization` and `Cookie` headers and every credential-looking header
-///   (``CrossOriginRedirect``), as OkHttp and browsers do for `Authorization`; on Linux
-///   `URLSession` otherwise forwards every header. A redirect to a scheme other than `http`
-///   or `https` is not followed: the 3xx comes back as the response. On Linux, a 307 or 308
-///   for a request with a body also comes back as the response: `URLSession` there would
-///   follow it without the body.
+/// - Redirects are followed by the transport itself, never by `URLSession` (which on Linux
+///   follows a 307 without its body and turns a `file:` or `data:` `Location` into a request
+///   for that path on the same server): decided from the 3xx response's own `Location`, a
+///   301, 302, 303, 307 or 308 is followed at most 16 times, then the request fails with
+///   `URLError(.httpTooManyRedirects)`. A 303 becomes a `GET` (a `HEAD` stays one), a 301 or
+///   302 turns a `POST` into a `GET`, and a 307 or 308 keeps the method and sends the body
+///   again, from memory or from its file.
+/// - A credential stays with its origin. A redirect to another origin (scheme, host or
+///   port, so `https` to `http` too) drops the `Authorization`, `Proxy-Authorization` and
+///   `Cookie` headers and every credential-looking header (``CrossOriginRedirect``), as
+///   OkHttp and browsers do; a same-origin redirect keeps them. A redirect that would take a
+///   body carrying a credential (a `password` or `refresh_token` field, say:
+///   ``CrossOriginRedirect/bodyCarriesCredential(_:contentType:)``) to another origin is not
+///   followed.
+/// - A redirect that is not followed comes back as the response, its `Location` for the
+///   caller to read: one to a scheme other than `http` or `https` (or without a host), one
+///   that would carry a credential in the body to another origin, and a 307 or 308 whose
+///   body is a stream the caller set on the `URLRequest` (`httpBodyStream`), which can be
+///   read only once.
+/// - Every time-out holds, as `URLError(.timedOut)` naming the request:
+///   `timeoutIntervalForRequest` (or the request's own `timeoutInterval`) for the next bytes,
+///   and `timeoutIntervalForResource` for the whole request, redirects included, which
+///   `URLSession` on Linux ignores and this transport enforces itself. Time-outs that
+///   `URLSession` would trap on (infinite or huge) or cut to nothing (below a second) are
+///   taken as whole seconds from 1 s to 30 days; zero, negative or NaN means no limit.
+/// - A server that sends more than 32 interim (1xx) responses before its answer (`100
+///   Continue` forever) is cut off with `URLError(.badServerResponse)`, whatever the
+///   time-outs.
 /// - A request that is not idempotent (``TransportRequest/isIdempotent``) is never sent
 ///   twice: when its kept-alive connection turns out to be closed after the body went out,
 ///   `URLSession` (libcurl on Linux) would send it again on a new connection; this transport
 ///   refuses and the request fails at once with `URLError(.networkConnectionLost)`. (On
 ///   Linux, a non-idempotent request without a body is therefore sent with an empty chunked
 ///   body, the only way to make libcurl ask before it resends.)
-/// - A response body kept in memory is bounded (``maximumResponseBodySize``), and a body
-///   that cannot be decoded (corrupt gzip, say) fails with
+/// - A response body kept in memory is bounded (``maximumResponseBodySize``), however busy
+///   the machine, and a body that cannot be decoded (corrupt gzip, say) fails with
 ///   `URLError(.cannotDecodeContentData)`, which ``RetryPolicy`` does not retry.
 /// - A 401 carrying a `Basic` or `Digest` challenge comes back as a ``Response`` at once; on
 ///   Linux a plain task never completes on such a challenge.
@@ -34,10 +55,35 @@ import Foundation
 ///
 /// By default there is no `URLCache`: API responses are rarely cacheable and skipping the
 /// cache measured 1.10–1.16× faster on Linux. Pass a configuration to change that.
+///
+/// Two limits it cannot lift. On Linux, `URLSession` reads the body of a 301–308 whole, and
+/// decoded, before the transport sees the response (it keeps it in case the redirect is not
+/// followed), copying all of it again for every block that arrives, on the one queue that
+/// every `URLSession` of the process shares. A hostile server's large redirect body is held
+/// in memory and costs time quadratic in its size (a 16 MiB gzip bomb behind a 302 took
+/// 12 s, 32 MiB a minute, stalling every other session meanwhile) until it ends or
+/// `timeoutIntervalForResource` passes. `CurlTransport` drops a redirect's body as it
+/// arrives and follows at once after 64 KiB: use it, or a short resource time-out, against
+/// servers you do not trust. Nor can it read a response whose header holds bytes that are not
+/// UTF-8 (a file name in ISO-8859-1, as old servers send it): `URLSession` on Linux refuses
+/// it, and the request fails with `URLError(.cannotParseResponse)` naming it.
+///
+/// On Linux the session's delegate runs on `URLSession`'s own queue, inside libcurl's
+/// callbacks (that is what bounds a body however busy the machine): a `progress` closure
+/// given to ``send(_:)`` directly runs there too, so keep it short. ``Provider`` hands
+/// progress on to the callback queue.
 public final class URLSessionTransport: HTTPTransport {
     /// The session; its delegate is owned by this transport.
     let session: URLSession
     private let delegate: URLSessionTransportDelegate
+    /// How long a whole request may take, redirects included, in seconds: the
+    /// configuration's `timeoutIntervalForResource`, which the transport enforces itself
+    /// (`URLSession` on Linux ignores it).
+    let resourceTimeout: TimeInterval
+
+    /// The most bytes of one response body the transport held in memory at once since it was
+    /// created (the body kept so far plus the block in hand); for the tests of the bound.
+    package var largestBodyHeld: Int { delegate.largestBodyHeld }
 
     /// A transport with Courier's default configuration: `URLSessionConfiguration.default`
     /// without a `URLCache`.
@@ -56,6 +102,12 @@ public final class URLSessionTransport: HTTPTransport {
     /// soon as the bound is passed (at once when the `Content-Length` announces it). The
     /// successful body of a download goes to its file and is not limited; its error body
     /// (a 404 page, say) is.
+    ///
+    /// libcurl decodes the body (swift-corelibs-foundation always asks it to, and a hostile
+    /// server sends gzip whatever `Accept-Encoding` says); on Linux each decoded block reaches
+    /// the transport inside libcurl's own callback, before the next is decoded, so no more
+    /// than the bound and the block in hand is ever held, and nothing past the bound is kept,
+    /// however long the cancellation takes to land on a busy machine.
     public let maximumResponseBodySize: Int
 
     /// A transport whose session uses `configuration`.
@@ -70,9 +122,11 @@ public final class URLSessionTransport: HTTPTransport {
         maximumResponseBodySize: Int = URLSessionTransport.defaultMaximumResponseBodySize
     ) {
         self.maximumResponseBodySize = max(0, maximumResponseBodySize)
+        let configuration = Self.honouredConfiguration(configuration)
+        self.resourceTimeout = Self.resourceLimit(configuration.timeoutIntervalForResource)
         let delegate = URLSessionTransportDelegate()
         #if canImport(FoundationNetworking)
-            let queue: OperationQueue = SerialDelegateQueue(label: "Courier.URLSessionTransport")
+            let queue: OperationQueue = InlineDelegateQueue(label: "Courier.URLSessionTransport")
         #else
             let queue = OperationQueue()
             queue.name = "Courier.URLSessionTransport"
@@ -105,26 +159,66 @@ public final class URLSessionTransport: HTTPTransport {
     /// file of its own (on Linux, a cancelled `downloadTask` leaves its partial file in
     /// `/tmp`).
     public func send(_ request: TransportRequest) async throws -> Response {
-        let task = makeTask(for: request)
+        let deadline = DispatchTime.now() + .nanoseconds(Int(Delay.nanoseconds(resourceTimeout)))
+        var hop = request
+        var redirects = 0
+        while true {
+            let outcome = try await send(hop: hop, originalRequest: request.urlRequest, deadline: deadline)
+            guard let next = outcome.redirect else {
+                return try await placed(outcome, destination: request.downloadDestination)
+            }
+            guard redirects < HTTPRedirect.maximumRedirects else {
+                throw URLSessionTransportDelegate.tooManyRedirectsError(
+                    request: request.urlRequest, url: request.urlRequest.url)
+            }
+            redirects += 1
+            hop = next
+        }
+    }
+
+    /// Sends one hop of a request (the request itself, or where a redirect led) as one task,
+    /// cancelled when the calling task is, or when `deadline` passes.
+    private func send(hop: TransportRequest, originalRequest: URLRequest, deadline: DispatchTime) async throws
+        -> URLSessionTransportDelegate.Outcome
+    {
+        guard DispatchTime.now() < deadline else {
+            throw URLSessionTransportDelegate.resourceTimedOutError(
+                request: hop.urlRequest, url: hop.urlRequest.url, timeout: resourceTimeout)
+        }
+        let task = makeTask(for: hop)
         let state = URLSessionTransportDelegate.TaskState(
-            request, transferDirectory: TransferDirectory.current, maximumBodySize: maximumResponseBodySize)
-        let outcome = try await withTaskCancellationHandler {
+            hop, originalRequest: originalRequest, transferDirectory: TransferDirectory.current,
+            maximumBodySize: maximumResponseBodySize, resourceTimeout: resourceTimeout)
+        let timer = DispatchWorkItem { [delegate] in
+            if delegate.markTimedOut(task) { task.cancel() }
+        }
+        defer { timer.cancel() }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 state.continuation = continuation
                 delegate.register(state, for: task)
                 if Task.isCancelled {
                     delegate.fail(task, with: CancellationError())
                 } else {
+                    DispatchQueue.global().asyncAfter(deadline: deadline, execute: timer)
                     task.resume()
                 }
             }
         } onCancel: { [delegate] in
             delegate.markCancelledByCaller(task)
-            task.cancel()
+            // Never wait here for the session's queue: this handler runs under the calling
+            // task's own lock, which resuming its continuation (on that queue, on Linux) may
+            // need; `cancel()` waits for the queue. (The deadlock corelibs' `data(for:)` had.)
+            URLSessionTransportDelegate.cancelSoon(task)
         }
-        guard let file = outcome.downloadedFile, let destination = request.downloadDestination else {
-            return outcome.response
-        }
+    }
+
+    /// The response of a finished request; a download's file is placed where its
+    /// destination says.
+    private func placed(_ outcome: URLSessionTransportDelegate.Outcome, destination: DownloadDestination?)
+        async throws -> Response
+    {
+        guard let file = outcome.downloadedFile, let destination else { return outcome.response }
         // The transfer is complete: the file is placed even if the caller cancels now.
         let placed = try await BlockingIO.run { _ in
             try DownloadPlacement.move(file, response: outcome.httpResponse, destination: destination)
@@ -135,7 +229,9 @@ public final class URLSessionTransport: HTTPTransport {
             fileURL: placed)
     }
 
-    private func makeTask(for request: TransportRequest) -> URLSessionTask {
+    private func makeTask(for hop: TransportRequest) -> URLSessionTask {
+        var request = hop
+        request.urlRequest = Self.honouredRequest(hop.urlRequest)
         switch request.body {
         case .inline:
             #if canImport(FoundationNetworking)

@@ -35,6 +35,30 @@ extension URLSessionTransportDelegate {
         return message.lowercased().contains("encoding")
     }
 
+    /// Whether swift-corelibs-foundation gave up on the response's header: it aborts libcurl's
+    /// header callback (libcurl then says "Failed writing header") on a line it cannot parse,
+    /// a header byte that is not UTF-8 among them.
+    static func isUnreadableHeader(_ error: URLError, response: HTTPURLResponse?) -> Bool {
+        guard response == nil else { return false }
+        let message =
+            ((error.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription ?? "")
+            + " " + error.localizedDescription
+        return message.lowercased().contains("writing header")
+    }
+
+    /// The response's header could not be read.
+    static func unreadableHeaderError(state: TaskState, url: URL?) -> URLError {
+        let url = url ?? state.request.url
+        return URLError(
+            .cannotParseResponse,
+            userInfo: userInfo(
+                url: url,
+                description:
+                    "\(describe(state.request, url: url)) failed: its response header could not be read (URLSession on "
+                    + "Linux refuses a malformed header line, and header bytes that are not UTF-8, such as a file "
+                    + "name in ISO-8859-1; CurlTransport reads them)."))
+    }
+
     /// The body in memory passed the transport's bound.
     static func bodyTooLargeError(state: TaskState, url: URL?) -> URLError {
         let url = url ?? state.request.url
@@ -62,6 +86,64 @@ extension URLSessionTransportDelegate {
                 description:
                     "\(describe(state.request, url: url)) failed: the connection was lost after the request was sent, "
                     + "and \(why)."))
+    }
+
+    /// No bytes came for the request's idle time-out; `URLSession` says so without naming the
+    /// request.
+    static func requestTimedOutError(state: TaskState, url: URL?) -> URLError {
+        let url = url ?? state.request.url
+        return URLError(
+            .timedOut,
+            userInfo: userInfo(
+                url: url,
+                description:
+                    "\(describe(state.request, url: url)) timed out: nothing arrived within its request time-out "
+                    + "(timeoutIntervalForRequest, or the URLRequest's timeoutInterval)."))
+    }
+
+    /// The whole request, redirects included, took longer than its resource time-out.
+    static func resourceTimedOutError(state: TaskState, url: URL?) -> URLError {
+        let url = url ?? state.request.url
+        return resourceTimedOutError(request: state.request, url: url, timeout: state.resourceTimeout)
+    }
+
+    /// The whole of `request` took longer than `timeout` seconds.
+    static func resourceTimedOutError(request: URLRequest, url: URL?, timeout: TimeInterval) -> URLError {
+        URLError(
+            .timedOut,
+            userInfo: userInfo(
+                url: url,
+                description:
+                    "\(describe(request, url: url)) timed out: the whole request took longer than its resource "
+                    + "time-out of \(seconds(timeout)) (timeoutIntervalForResource)."))
+    }
+
+    /// The server sent interim (1xx) heads past ``maximumInterimResponses``, and no answer.
+    static func tooManyInterimResponsesError(state: TaskState, url: URL?) -> URLError {
+        let url = url ?? state.request.url
+        return URLError(
+            .badServerResponse,
+            userInfo: userInfo(
+                url: url,
+                description:
+                    "\(describe(state.request, url: url)) failed: the server sent more than "
+                    + "\(maximumInterimResponses) interim (1xx) responses and no answer."))
+    }
+
+    /// `request` was redirected more than ``HTTPRedirect/maximumRedirects`` times.
+    static func tooManyRedirectsError(request: URLRequest, url: URL?) -> URLError {
+        URLError(
+            .httpTooManyRedirects,
+            userInfo: userInfo(
+                url: url,
+                description:
+                    "\(describe(request, url: url)) failed: it was redirected more than "
+                    + "\(HTTPRedirect.maximumRedirects) times."))
+    }
+
+    /// `2 s`, `0.5 s`: a time-out as people write it.
+    private static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() && value < 1e15 ? "\(Int64(value)) s" : "\(value) s"
     }
 
     /// `METHOD scheme://host:port/path`: no query, no user info (either may hold a secret).

@@ -4,37 +4,19 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The header and challenge rules: a cross-origin redirect drops the credentials meant for
-/// the first origin, and an HTTP auth challenge ends as the 401 response it came with.
+/// Redirects and challenges: `URLSession` follows no redirect (the transport does, see
+/// ``HTTPRedirect``), and an HTTP auth challenge ends as the 401 response it came with.
 extension URLSessionTransportDelegate: URLSessionTaskDelegate {
     func urlSession(
         _ session: URLSession, task: URLSessionTask,
         willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
         completionHandler: @escaping (URLRequest?) -> Void
     ) {
-        // Only http and https are followed: a redirect to file:, ftp: or anything else comes
-        // back as the 3xx response it is.
-        guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            completionHandler(nil)
-            return
-        }
-        #if canImport(FoundationNetworking)
-            // A 307 or 308 asks for the same request, body included, at the new location;
-            // swift-corelibs-foundation follows it with the method but without the body (a
-            // POST arrives empty). Stop here instead: the caller gets the 307 or 308 itself.
-            if response.statusCode == 307 || response.statusCode == 308, withState(task, { $0.hasBody }) == true {
-                completionHandler(nil)
-                return
-            }
-        #endif
-        var redirected = request
-        if CrossOriginRedirect.isCrossOrigin(from: response.url ?? task.currentRequest?.url, to: request.url) {
-            for name in (redirected.allHTTPHeaderFields ?? [:]).keys where CrossOriginRedirect.dropsHeader(named: name)
-            {
-                redirected.setValue(nil, forHTTPHeaderField: name)
-            }
-        }
-        completionHandler(redirected)
+        // The 3xx comes back to the delegate as the response; the transport decides from its
+        // own `Location` whether and where to go next. The request `URLSession` proposes here
+        // is not to be trusted: on Linux it has lost a 307's body, and a `file:` or `data:`
+        // Location has become a request for that path on the same server, cookies included.
+        completionHandler(nil)
     }
 
     func urlSession(
@@ -52,12 +34,17 @@ extension URLSessionTransportDelegate: URLSessionTaskDelegate {
                 || method == NSURLAuthenticationMethodDefault
             if isHTTPChallenge, withState(task, { $0.response != nil }) == true {
                 withState(task) { $0.challengeEnded = true }
-                completionHandler(.cancelAuthenticationChallenge, nil)
+                // Cancelling the challenge cancels the task, which waits for the session's
+                // own queue, where this callback runs (see `InlineDelegateQueue`): answer
+                // from elsewhere. corelibs' handler may be called from any thread.
+                nonisolated(unsafe) let complete = completionHandler
+                DispatchQueue.global().async { complete(.cancelAuthenticationChallenge, nil) }
                 return
             }
         #endif
         // On Apple platforms the default handling, with no stored credential, completes the
-        // task with the 401 response.
+        // task with the 401 response. (On Linux, for a TLS challenge, it does nothing that
+        // waits for the session's queue.)
         completionHandler(.performDefaultHandling, nil)
     }
 }

@@ -13,7 +13,19 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
     ) {
         let disposition = withState(dataTask) { state -> URLSession.ResponseDisposition in
             let httpResponse = response as? HTTPURLResponse
+            // corelibs reports every interim head (`100 Continue`) as a response.
+            if let status = httpResponse?.statusCode, (100..<200).contains(status), status != 101 {
+                state.interimResponses += 1
+                return state.interimResponses > Self.maximumInterimResponses ? .cancel : .allow
+            }
             state.response = httpResponse
+            // A redirect the transport follows: its body is dropped, the next hop is sent.
+            if let httpResponse, case .follow(let next) = HTTPRedirect.decide(after: state.hop, response: httpResponse)
+            {
+                state.redirect = next
+                return .allow
+            }
+            state.redirect = nil
             // Only a success goes to the destination; an error body stays in memory, so a
             // 401 or a 404 page never replaces a good file.
             guard state.destination != nil, let httpResponse, (200..<300).contains(httpResponse.statusCode)
@@ -35,38 +47,43 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
         completionHandler(disposition ?? .allow)
         // swift-corelibs-foundation ignores the disposition: cancel the transfer itself.
         if disposition == .cancel {
-            dataTask.cancel()
+            Self.cancelSoon(dataTask)
         }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         typealias Report = (progress: @Sendable (Int64, Int64?) -> Void, received: Int64, expected: Int64?)
-        let outcome = withState(dataTask) { state -> (report: Report?, failed: Bool) in
-            if state.bodyTooLarge { return (nil, false) }
+        let outcome = withState(dataTask) { state -> (report: Report?, failed: Bool, held: Int) in
+            // Past the bound, or a redirect's body: dropped as it arrives, never kept.
+            if state.bodyTooLarge || state.redirect != nil { return (nil, false, data.count) }
             if let download = state.download {
                 do {
                     try download.write(data)
                 } catch {
                     state.fileError = error
-                    return (nil, true)
+                    return (nil, true, data.count)
                 }
             } else if data.count > state.maximumBodySize - state.data.count {
-                // Cancel as soon as the bound is passed: a gzip bomb is counted after
-                // decoding, and nothing more of it is kept.
+                // Stop keeping the body the moment it passes the bound: a gzip bomb is
+                // counted after decoding, and nothing more of it is kept.
+                let held = state.data.count + data.count
                 state.bodyTooLarge = true
                 state.data = Data()
-                return (nil, true)
+                return (nil, true, held)
             } else {
                 state.data.append(data)
             }
+            let held = state.download == nil ? state.data.count : data.count
             state.receivedBytes += Int64(data.count)
-            guard let progress = state.progress, !state.reportsUpload else { return (nil, false) }
+            guard let progress = state.progress, !state.reportsUpload else { return (nil, false, held) }
             let expected = dataTask.countOfBytesExpectedToReceive
-            return ((progress, state.receivedBytes, expected > 0 ? expected : nil), false)
+            return ((progress, state.receivedBytes, expected > 0 ? expected : nil), false, held)
         }
-        if outcome?.failed == true {
-            dataTask.cancel()
-        } else if let report = outcome?.report {
+        guard let outcome else { return }
+        recordBodyHeld(outcome.held)
+        if outcome.failed {
+            Self.cancelSoon(dataTask)
+        } else if let report = outcome.report {
             report.progress(report.received, report.expected)
         }
     }
@@ -116,8 +133,14 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
         // so libcurl aborts before it sends a single byte of body; an in-memory body cannot
         // be replaced (corelibs would trap), so the request goes out with no body and the
         // cancellation ends it: the server never receives a complete second request.
-        DispatchQueue.global().async { task.cancel() }
+        Self.cancelSoon(task)
         completionHandler(decision.streamed ? RefusedBodyStream() : nil)
+    }
+
+    /// Cancels `task` from another thread: on Linux the delegate runs on the session's own
+    /// queue (see `InlineDelegateQueue`), which `cancel()` waits for.
+    static func cancelSoon(_ task: URLSessionTask) {
+        DispatchQueue.global().async { task.cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -129,11 +152,20 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
     /// libcurl reports most failures as an unknown error (-1); call them what they are, as
     /// Apple's URLSession does: a body it could not decode (corrupt gzip or deflate) is
     /// `cannotDecodeContentData`, which no retry can fix; a body cut short of its
-    /// `Content-Length` is a connection lost mid-response.
-    static func clarified(_ error: any Error, state: TaskState) -> any Error {
-        guard let urlError = error as? URLError, urlError.code == .unknown else { return error }
+    /// `Content-Length` is a connection lost mid-response; a header that corelibs could not
+    /// parse is `cannotParseResponse`. A time-out (which corelibs reports without a URL)
+    /// names the request.
+    static func clarified(_ error: any Error, state: TaskState, url: URL?) -> any Error {
+        guard let urlError = error as? URLError else { return error }
+        if urlError.code == .timedOut, urlError.failingURL == nil {
+            return requestTimedOutError(state: state, url: url)
+        }
+        guard urlError.code == .unknown else { return error }
         if isDecodingFailure(urlError, response: state.response) {
             return URLError(.cannotDecodeContentData, userInfo: urlError.userInfo)
+        }
+        if isUnreadableHeader(urlError, response: state.response) {
+            return unreadableHeaderError(state: state, url: url)
         }
         guard let response = state.response, response.expectedContentLength > state.receivedBytes else {
             return error
@@ -142,11 +174,17 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
     }
 
     /// The error of a task that the transport ended itself: its download file could not be
-    /// written, its body passed the bound, or it was not to be sent again.
+    /// written, its body passed the bound, it was not to be sent again, or it ran out of
+    /// time.
     private static func transportFailure(of state: TaskState, task: URLSessionTask) -> (any Error)? {
         if let fileError = state.fileError { return fileError }
-        if state.bodyTooLarge { return bodyTooLargeError(state: state, url: task.currentRequest?.url) }
-        if state.resendRefused { return resendRefusedError(state: state, url: task.currentRequest?.url) }
+        let url = task.currentRequest?.url
+        if state.bodyTooLarge { return bodyTooLargeError(state: state, url: url) }
+        if state.resendRefused { return resendRefusedError(state: state, url: url) }
+        if state.timedOut { return resourceTimedOutError(state: state, url: url) }
+        if state.interimResponses > maximumInterimResponses {
+            return tooManyInterimResponsesError(state: state, url: url)
+        }
         return nil
     }
 
@@ -164,8 +202,7 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
                 state.challengeEnded && !state.cancelledByCaller && (error as? URLError)?.code == .cancelled
             if !endedByChallenge {
                 state.download?.discard()
-
-                return .failure(clarified(error, state: state))
+                return .failure(clarified(error, state: state, url: task.currentRequest?.url))
             }
         }
         guard let httpResponse = state.response ?? (task.response as? HTTPURLResponse) else {
@@ -183,7 +220,11 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
             }
         }
         let response = Response(
-            statusCode: httpResponse.statusCode, data: state.data, request: state.request, response: httpResponse)
-        return .success(Outcome(response: response, httpResponse: httpResponse, downloadedFile: downloadedFile))
+            statusCode: httpResponse.statusCode, data: state.redirect == nil ? state.data : Data(),
+            request: state.originalRequest, response: httpResponse)
+        return .success(
+            Outcome(
+                response: response, httpResponse: httpResponse, downloadedFile: downloadedFile,
+                redirect: state.redirect))
     }
 }

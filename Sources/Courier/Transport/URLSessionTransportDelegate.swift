@@ -12,7 +12,10 @@ final class URLSessionTransportDelegate: NSObject, Sendable {
     /// while holding the table's lock; once ``finishState(of:)`` has removed it, only by
     /// the caller that removed it.
     final class TaskState {
-        let request: URLRequest
+        /// The request this task sends: the caller's, or where a redirect led.
+        let hop: TransportRequest
+        /// The request as the caller gave it, which the ``Response`` carries.
+        let originalRequest: URLRequest
         let destination: DownloadDestination?
         let progress: (@Sendable (Int64, Int64?) -> Void)?
         /// Whether progress counts the bytes sent (an upload) rather than received.
@@ -30,8 +33,8 @@ final class URLSessionTransportDelegate: NSObject, Sendable {
         let isIdempotent: Bool
         /// The largest body kept in memory, in bytes (after content decoding).
         let maximumBodySize: Int
-        /// Whether the request has a body (inline, uploaded from memory or streamed).
-        let hasBody: Bool
+        /// How long the whole request may take, redirects included (for the error's text).
+        let resourceTimeout: TimeInterval
         var continuation: CheckedContinuation<Outcome, any Error>?
         var response: HTTPURLResponse?
         var data = Data()
@@ -49,13 +52,25 @@ final class URLSessionTransportDelegate: NSObject, Sendable {
         var resendRefused = false
         /// Set when the in-memory body passed ``maximumBodySize``; the task was cancelled.
         var bodyTooLarge = false
+        /// Set when the request's resource time-out passed; the task was cancelled.
+        var timedOut = false
+        /// How many interim (1xx) heads arrived; past ``URLSessionTransportDelegate/maximumInterimResponses``
+        /// the task was cancelled.
+        var interimResponses = 0
+        /// The request to send next when the response is a redirect the transport follows;
+        /// the redirect's own body is then dropped.
+        var redirect: TransportRequest?
 
-        init(_ request: TransportRequest, transferDirectory: URL, maximumBodySize: Int) {
-            self.request = request.urlRequest
-            self.destination = request.downloadDestination
-            self.progress = request.progress
-            self.reportsUpload = request.body.isUpload
-            switch request.body {
+        init(
+            _ hop: TransportRequest, originalRequest: URLRequest, transferDirectory: URL, maximumBodySize: Int,
+            resourceTimeout: TimeInterval
+        ) {
+            self.hop = hop
+            self.originalRequest = originalRequest
+            self.destination = hop.downloadDestination
+            self.progress = hop.progress
+            self.reportsUpload = hop.body.isUpload
+            switch hop.body {
             case .inline:
                 self.uploadSize = nil
                 self.uploadFile = nil
@@ -67,12 +82,13 @@ final class URLSessionTransportDelegate: NSObject, Sendable {
                 self.uploadFile = url
             }
             self.transferDirectory = transferDirectory
-            self.isIdempotent = request.isIdempotent
-            self.hasBody =
-                request.body.isUpload || request.urlRequest.httpBody?.isEmpty == false
-                || request.urlRequest.httpBodyStream != nil
+            self.isIdempotent = hop.isIdempotent
             self.maximumBodySize = maximumBodySize
+            self.resourceTimeout = resourceTimeout
         }
+
+        /// The request this task sends.
+        var request: URLRequest { hop.urlRequest }
     }
 
     /// What a finished task produced: the response and, for a download, its complete
@@ -81,12 +97,31 @@ final class URLSessionTransportDelegate: NSObject, Sendable {
         let response: Response
         let httpResponse: HTTPURLResponse
         let downloadedFile: URL?
+        /// The request to send next, when the response is a redirect the transport follows.
+        let redirect: TransportRequest?
     }
+
+    /// The most interim (1xx) responses one request may receive before its answer: a server
+    /// that sends `100 Continue` forever is cut off, whatever the time-outs.
+    static let maximumInterimResponses = 32
 
     // The lock guards the table and every field of every `TaskState` in it. It is taken
     // briefly, also around writing a download block, which keeps the order of blocks and the
     // file's life (write, discard) in one place.
     private let states = Locked<[Int: TaskState]>([:])
+    /// The most bytes of one response body held at once, kept plus the block in hand.
+    private let bodyHighWater = Locked(0)
+
+    /// The most bytes of one response body that the delegate held at once since it was
+    /// created: the body kept so far plus the block being handed over. On Linux the blocks
+    /// arrive inside libcurl's own callback (see `InlineDelegateQueue`), so nothing else
+    /// holds them: this is what proves ``URLSessionTransport/maximumResponseBodySize``.
+    var largestBodyHeld: Int { bodyHighWater.current }
+
+    /// Notes that `bytes` of one body were held at once.
+    func recordBodyHeld(_ bytes: Int) {
+        bodyHighWater.withLock { $0 = max($0, bytes) }
+    }
 
     func register(_ state: TaskState, for task: URLSessionTask) {
         states.withLock { $0[task.taskIdentifier] = state }
@@ -105,6 +140,12 @@ final class URLSessionTransportDelegate: NSObject, Sendable {
     /// Records that the caller cancelled `task`, just before the task is cancelled.
     func markCancelledByCaller(_ task: URLSessionTask) {
         withState(task) { $0.cancelledByCaller = true }
+    }
+
+    /// Records that `task` ran out of time, just before it is cancelled; `false` when it
+    /// had already finished.
+    func markTimedOut(_ task: URLSessionTask) -> Bool {
+        withState(task) { $0.timedOut = true } != nil
     }
 
     /// Runs `body` with `task`'s state under the lock; `nil` when the task is not (or no

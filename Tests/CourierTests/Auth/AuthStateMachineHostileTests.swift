@@ -17,8 +17,7 @@ struct AuthStateMachineHostileTests {
     private func refresh(_ m: inout Machine, waiter: UInt64, to newToken: OAuthToken, now: Date) throws {
         let action = m.requestRefresh(waiter: waiter, rejecting: m.token?.accessToken, now: now)
         let id = try #require(action.started)
-        _ = m.operationFinished(id, outcome: .success(newToken))
-        _ = m.persisted(id, token: newToken, succeeded: true, now: now)
+        _ = m.operationFinished(id, outcome: .renewed(newToken, generation: (m.generation ?? 0) + 1), now: now)
     }
 
     @Test("a token that arrives already expired (clock skew) is used until the server rejects it")
@@ -77,8 +76,7 @@ struct AuthStateMachineHostileTests {
             // Every new token "expires" at once: a server whose lifetimes are too short.
             let id = try #require(m.requestToken(waiter: UInt64(round), minimumValidity: 0, now: now).started)
             let new = OAuthToken(accessToken: "T\(round)", refreshToken: "R", expiresAt: now + 1, issuedAt: now)
-            _ = m.operationFinished(id, outcome: .success(new))
-            _ = m.persisted(id, token: new, succeeded: true, now: now)
+            _ = m.operationFinished(id, outcome: .renewed(new, generation: UInt64(round + 2)), now: now)
             now += 2
         }
         let current = try #require(m.token)
@@ -102,8 +100,8 @@ struct AuthStateMachineHostileTests {
 
     /// The inputs of the random walk.
     private enum Input: CaseIterable {
-        case requestToken, requestRefresh, finishSuccess, finishRejected, finishTransient, persistFails, timeOut,
-            signIn, signOut, advanceClock
+        case requestToken, requestRefresh, finishSuccess, finishAdopted, finishEnded, finishTransient, timeOut,
+            signIn, signOut, otherSessionWrote, advanceClock
     }
 
     @Test(
@@ -113,7 +111,7 @@ struct AuthStateMachineHostileTests {
         var random = SeededRandomNumberGenerator(seed: seed)
         var m = Machine(
             token: OAuthToken(accessToken: "A0", refreshToken: "R0", expiresAt: t0 + 30, issuedAt: t0),
-            window: seed % 2 == 0 ? RefreshWindow(interval: 30, maximumAttempts: 5) : nil,
+            generation: 0, window: seed % 2 == 0 ? RefreshWindow(interval: 30, maximumAttempts: 5) : nil,
             canAcquire: seed % 3 == 0)
         var now = t0
         var nextWaiter: UInt64 = 1
@@ -121,8 +119,8 @@ struct AuthStateMachineHostileTests {
         var answered: [UInt64: Int] = [:]
         // Operations started and neither finished nor cancelled: at most one, ever.
         var inFlight: [UInt64: Machine.Operation] = [:]
-        var pendingPersist: (id: UInt64, token: OAuthToken)?
         var tokenCounter = 0
+        var storeGeneration: UInt64 = 0
 
         func answer(_ waiters: [UInt64]) {
             for waiter in waiters {
@@ -132,27 +130,40 @@ struct AuthStateMachineHostileTests {
         }
 
         /// Performs `action` as the session would; `requester` is the request that asked.
-        func apply(_ action: Machine.Action, requester: UInt64? = nil) {
+        func apply(_ action: Machine.RequestAction, requester: UInt64) {
             switch action {
-            case .none, .persist:
-                break
             case .answer:
-                answer(requester.map { [$0] } ?? [])
-                #expect(requester != nil, "an answer for no request")
-            case .armTimeout(let armed):
+                answer([requester])
+            case .join:
+                break
+            case .joinAndArmTimeout(let armed):
                 #expect(inFlight[armed] != nil, "a time-out armed for an operation not in flight")
             case .start(let id, let operation):
                 #expect(inFlight.isEmpty, "a second operation started while \(inFlight) was in flight")
                 inFlight[id] = operation
-            case .succeed(let waiters, _, _), .fail(let waiters), .expire(let waiters):
-                answer(waiters)
-            case .replace(_, let waiters, _, let cancelled):
-                answer(waiters)
-                if let cancelled {
-                    inFlight[cancelled] = nil
-                    if pendingPersist?.id == cancelled { pendingPersist = nil }
-                }
             }
+        }
+
+        func apply(_ action: Machine.FinishAction) {
+            switch action {
+            case .ignore: break
+            case .succeed(let waiters, _, _), .fail(let waiters), .expire(let waiters), .signOut(let waiters):
+                answer(waiters)
+            }
+        }
+
+        func apply(_ action: Machine.ReplaceAction) {
+            answer(action.waiters)
+            if let cancelled = action.cancel { inFlight[cancelled] = nil }
+        }
+
+        func newToken(_ prefix: String) -> OAuthToken {
+            tokenCounter += 1
+            let lifetimes: [TimeInterval] = [-5, 0, 1, 30, 3600]
+            let lifetime = lifetimes[Int(random.next() % UInt64(lifetimes.count))]
+            return OAuthToken(
+                accessToken: "\(prefix)\(tokenCounter)", refreshToken: "R\(tokenCounter)", expiresAt: now + lifetime,
+                issuedAt: now)
         }
 
         for _ in 0..<400 {
@@ -167,41 +178,51 @@ struct AuthStateMachineHostileTests {
                 apply(m.requestRefresh(waiter: nextWaiter, rejecting: stale, now: now), requester: nextWaiter)
                 nextWaiter += 1
             case .finishSuccess:
-                guard let id = inFlight.keys.first, pendingPersist == nil else { continue }
-                tokenCounter += 1
-                let lifetimes: [TimeInterval] = [-5, 0, 1, 30, 3600]
-                let lifetime = lifetimes[Int(random.next() % UInt64(lifetimes.count))]
-                let token = OAuthToken(
-                    accessToken: "A\(tokenCounter)", refreshToken: "R\(tokenCounter)", expiresAt: now + lifetime,
-                    issuedAt: now)
-                let action = m.operationFinished(id, outcome: .success(token))
-                if case .persist(let saved) = action { pendingPersist = (id, saved) }
-                apply(action)
-            case .persistFails:
-                guard let (id, token) = pendingPersist else { continue }
-                pendingPersist = nil
+                guard let id = inFlight.keys.first else { continue }
                 inFlight[id] = nil
-                apply(m.persisted(id, token: token, succeeded: random.next() % 4 != 0, now: now))
-            case .finishRejected:
-                guard let id = inFlight.keys.first, pendingPersist == nil else { continue }
+                storeGeneration += 1
+                apply(m.operationFinished(id, outcome: .renewed(newToken("A"), generation: storeGeneration), now: now))
+            case .finishAdopted:
+                guard let id = inFlight.keys.first else { continue }
                 inFlight[id] = nil
-                apply(m.operationFinished(id, outcome: .rejected))
+                storeGeneration += 1
+                let stored =
+                    random.next() % 3 == 0
+                    ? StoredToken(
+                        token: nil, generation: storeGeneration,
+                        change: random.next() % 2 == 0 ? .signedOut : .sessionExpired)
+                    : StoredToken(token: newToken("O"), generation: storeGeneration, change: .refreshed)
+                apply(m.operationFinished(id, outcome: .adopted(stored), now: now))
+            case .finishEnded:
+                guard let id = inFlight.keys.first else { continue }
+                inFlight[id] = nil
+                storeGeneration += 1
+                let expiry = SessionExpiry(cause: .rejectedByTokenEndpoint, statusCode: 400, date: now)
+                apply(m.operationFinished(id, outcome: .ended(expiry, generation: storeGeneration), now: now))
             case .finishTransient:
-                guard let id = inFlight.keys.first, pendingPersist == nil else { continue }
+                guard let id = inFlight.keys.first else { continue }
                 inFlight[id] = nil
-                apply(m.operationFinished(id, outcome: .transient))
+                apply(m.operationFinished(id, outcome: .transient, now: now))
             case .timeOut:
                 guard let id = inFlight.keys.first else { continue }
-                apply(m.operationTimedOut(id))
+                switch m.operationTimedOut(id) {
+                case .ignore: break
+                case .fail(let waiters): answer(waiters)
+                }
             case .signIn:
-                tokenCounter += 1
-                apply(
-                    m.signedIn(
-                        OAuthToken(
-                            accessToken: "S\(tokenCounter)", refreshToken: "RS\(tokenCounter)", expiresAt: now + 60,
-                            issuedAt: now)))
+                storeGeneration += 1
+                apply(m.signedIn(newToken("S"), generation: storeGeneration))
             case .signOut:
                 apply(m.signedOut())
+                storeGeneration += 1
+                m.note(generation: storeGeneration)
+            case .otherSessionWrote:
+                storeGeneration += 1
+                let token = random.next() % 4 == 0 ? nil : newToken("X")
+                let change: TokenChange = token == nil ? .signedOut : .refreshed
+                let action = m.storeChanged(
+                    StoredToken(token: token, generation: storeGeneration, change: change), now: now)
+                if inFlight.isEmpty { #expect(m.token == token || action == .none) } else { #expect(action == .none) }
             case .advanceClock:
                 now += Double(random.next() % 40)
             }
@@ -210,16 +231,14 @@ struct AuthStateMachineHostileTests {
                 #expect(Set(operation.waiters) == waiting, "every unanswered waiter waits for the operation")
             } else {
                 #expect(waiting.isEmpty, "waiters left behind while idle: \(waiting)")
+                #expect(inFlight.isEmpty, "an operation runs that the machine no longer waits for")
             }
+            #expect(m.isBusy == !inFlight.isEmpty)
         }
         // Let whatever runs finish: everyone still waiting gets an answer.
-        if let (id, token) = pendingPersist {
-            inFlight[id] = nil
-            apply(m.persisted(id, token: token, succeeded: true, now: now))
-        }
         if let id = inFlight.keys.first {
             inFlight[id] = nil
-            apply(m.operationFinished(id, outcome: .transient))
+            apply(m.operationFinished(id, outcome: .transient, now: now))
         }
         #expect(waiting.isEmpty)
         #expect(answered.values.allSatisfy { $0 == 1 })

@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 import Testing
 
@@ -25,9 +26,10 @@ struct TokenStoreTests {
         #expect(try store.load()?.refreshToken == "rt-2")
         let again = try FileManager.default.attributesOfItem(atPath: file.path)
         #expect((again[.posixPermissions] as? NSNumber)?.intValue == 0o600)
-        // No temporary files are left beside it.
+        // No temporary files are left beside it: only the lock files processes take turns through.
         #expect(
-            try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path) == ["token.json"]
+            try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path).sorted()
+                == ["token.json", "token.json.lock"]
         )
         try store.save(nil)
         #expect(!FileManager.default.fileExists(atPath: file.path))
@@ -76,13 +78,145 @@ struct TokenStoreTests {
         }
     }
 
-    @Test("InMemoryTokenStore keeps what it is given")
-    func inMemory() {
+    @Test("a directory in the token file's place: the system's reason, one wording, and the directory is never emptied")
+    func directoryInPlace() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: file.appendingPathComponent("inside.txt"))
+        let store = FileTokenStore(url: file)
+        let readError = try #require(throws: TokenStoreError.self) { try store.load() }
+        guard case .readFailed(let reason) = readError else {
+            Issue.record("expected readFailed, got \(readError)")
+            return
+        }
+        #expect(reason.contains(file.path))
+        #expect(reason.contains("Is a directory"), "the operating system's reason: \(reason)")
+        #expect(readError.description == readError.localizedDescription)
+        #expect(readError.description == "Reading the stored token failed: \(reason).")
+
+        let deleteError = try #require(throws: TokenStoreError.self) { try store.save(nil) }
+        #expect("\(deleteError)".contains("Is a directory"), "\(deleteError)")
+        #expect(deleteError.description == deleteError.localizedDescription)
+        let writeError = try #require(throws: TokenStoreError.self) { try store.save(token) }
+        #expect("\(writeError)".contains("cannot replace"), "\(writeError)")
+        #expect(!"\(writeError)".contains("SECRET"))
+        #expect(try Data(contentsOf: file.appendingPathComponent("inside.txt")) == Data("keep".utf8))
+    }
+
+    @Test("the file stays a plain token: an older Courier's file is read, and an older Courier reads the new one")
+    func formatCompatibility() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // What FileTokenStore wrote before generations: OAuthToken's own keys, ISO 8601 dates.
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        try encoder.encode(token).write(to: file)
+        let store = FileTokenStore(url: file)
+        #expect(try store.load() == token)
+
+        var rotated = token
+        rotated.refreshToken = "rt-rotated"
+        try store.save(rotated)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        #expect(try decoder.decode(OAuthToken.self, from: Data(contentsOf: file)) == rotated)
+        #expect(try String(contentsOf: file, encoding: .utf8).contains("\"storeGeneration\""))
+    }
+
+    @Test("reading, checking and signing out of a store never written create nothing on disk")
+    func readsChangeNothing() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let session = AuthSession(store: FileTokenStore(url: file), refresh: { $0 })
+        #expect(await session.needsSignIn)
+        await #expect(throws: AuthenticationError.self) { try await session.validToken() }
+        try await session.signOut()
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+
+        // A token file an older Courier wrote: using it adds no lock file until a write.
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        try encoder.encode(token).write(to: file)
+        let reader = AuthSession(store: FileTokenStore(url: file), refresh: { $0 })
+        #expect(try await reader.validToken().accessToken == token.accessToken)
+        let directory = file.deletingLastPathComponent().path
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["token.json"])
+    }
+
+    @Test("every save moves the generation that other instances of the file read before each request")
+    func generationMoves() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let writer = FileTokenStore(url: file)
+        let reader = try #require(FileTokenStore(url: file).coordinator)
+        let before = reader.currentGeneration()
+        try writer.save(token)
+        let afterSave = try #require(reader.currentGeneration())
+        #expect(afterSave != before)
+        #expect(try reader.read() == StoredToken(token: token, generation: afterSave, change: .signedIn))
+        try writer.save(nil)
+        let afterDelete = try #require(reader.currentGeneration())
+        #expect(afterDelete > afterSave)
+        #expect(try reader.read() == StoredToken(token: nil, generation: afterDelete, change: .signedOut))
+    }
+
+    @Test("a fenced write at a generation that moved on writes nothing")
+    func fencedWrite() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try #require(FileTokenStore(url: file).coordinator)
+        let second = try #require(FileTokenStore(url: file).coordinator)
+        let seen = try #require(try first.write(token, change: .signedIn, ifGeneration: nil))
+        var newer = token
+        newer.accessToken = "at-newer"
+        #expect(try second.write(newer, change: .refreshed, ifGeneration: seen) != nil)
+        var late = token
+        late.accessToken = "at-late"
+        #expect(try first.write(late, change: .refreshed, ifGeneration: seen) == nil)
+        #expect(try first.write(nil, change: .sessionExpired, ifGeneration: seen) == nil)
+        #expect(try FileTokenStore(url: file).load()?.accessToken == "at-newer")
+    }
+
+    @Test("the generation survives a deleted lock file: the next write is still newer than the token's")
+    func deletedLockFile() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = FileTokenStore(url: file)
+        for _ in 0..<3 { try store.save(token) }
+        let coordinator = try #require(store.coordinator)
+        let before = try #require(coordinator.currentGeneration())
+        try FileManager.default.removeItem(at: file.appendingPathExtension("lock"))
+        let fresh = try #require(FileTokenStore(url: file).coordinator)
+        // The token file's own generation is read, and the new lock file brought up to it.
+        #expect(try fresh.read().generation == before)
+        #expect(fresh.currentGeneration() == before)
+        #expect(try #require(try fresh.write(token, change: .refreshed, ifGeneration: nil)) > before)
+    }
+
+    @Test("InMemoryTokenStore keeps what it is given, and its generation moves with every save")
+    func inMemory() throws {
         let store = InMemoryTokenStore()
+        let coordinator = try #require(store.coordinator)
         #expect(store.load() == nil)
+        let before = coordinator.currentGeneration()
         store.save(token)
         #expect(store.load() == token)
+        #expect(coordinator.currentGeneration() != before)
         store.save(nil)
         #expect(store.load() == nil)
+        #expect(try coordinator.read().change == .signedOut)
+    }
+
+    @Test("a store written before coordination existed still compiles and is its session's alone")
+    func customStore() async throws {
+        struct BoxStore: TokenStore {
+            let box = LockIsolated<OAuthToken?>(nil)
+            func load() throws -> OAuthToken? { box.value }
+            func save(_ token: OAuthToken?) throws { box.setValue(token) }
+        }
+        let store = BoxStore()
+        #expect(store.coordinator == nil)
+        let session = AuthSession(store: store, refresh: { $0 })
+        try await session.signIn(token)
+        #expect(store.box.value == token)
+        try await session.signOut()
+        #expect(store.box.value == nil)
     }
 }

@@ -98,3 +98,31 @@ extension HostileServerTests {
         #expect(size?.intValue == 2 * 1024 * 1024)
     }
 }
+
+/// A header a transport cannot read is a clear, typed error.
+extension HostileServerTests {
+    @Test(
+        "a header in ISO-8859-1 is read, or fails as cannotParseResponse naming the request: never a vague unknown error",
+        arguments: TransportUnderTest.allCases)
+    func latin1Header(_ kind: TransportUnderTest) async throws {
+        let provider = Provider<ServerAPI>(
+            transport: kind.make(timeout: 30), retryPolicy: RetryPolicy(maxRetries: 2, baseDelay: 0, sleep: { _ in }))
+        let key = "latin1-\(UUID().uuidString)"
+        let result = await outcome(provider, ServerAPI(server, "hostile/latin1-header/\(key)"))
+
+        switch result {
+        case .success(let response):
+            #expect(response.statusCode == 200)
+            #expect(response.data == Data("ok".utf8))
+            #expect(
+                response.response?.value(forHTTPHeaderField: "Content-Disposition")?.hasPrefix("attachment") == true)
+        case .failure(let error):
+            let urlError = error.underlyingError as? URLError
+            #expect(urlError?.code == .cannotParseResponse, "\(error)")
+            #expect(urlError?.failingURL?.path == "/hostile/latin1-header/\(key)")
+            #expect(error.localizedDescription.contains("/hostile/latin1-header/"), "\(error.localizedDescription)")
+        }
+        // Not a failure a retry could mend.
+        #expect(try await hostileCounts(key).requests == 1)
+    }
+}

@@ -41,7 +41,8 @@ struct HostileServerTests {
 
     /// The counts the hostile routes kept for `key`.
     func hostileCounts(_ key: String) async throws -> HostileCounts {
-        try await Provider<ServerAPI>().request(ServerAPI(server, "hostile/count/\(key)")).map(HostileCounts.self)
+        try await Provider<ServerAPI>(transport: TransportUnderTest.bookkeeping.make())
+            .request(ServerAPI(server, "hostile/count/\(key)")).map(HostileCounts.self)
     }
 }
 

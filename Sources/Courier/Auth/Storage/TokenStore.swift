@@ -5,6 +5,13 @@ import Foundation
 /// Courier ships ``InMemoryTokenStore``, ``FileTokenStore`` and, on Apple platforms,
 /// `KeychainTokenStore` (use that one in apps: never `UserDefaults`). Write your own to keep
 /// tokens elsewhere; the session calls it from its actor, one call at a time.
+///
+/// A store that several sessions share — two sessions in one app, an app and its extensions,
+/// several processes on one machine, or a fleet of servers — says how they take turns through
+/// ``coordinator``: the sessions then behave as one, refreshing once per expiry among all of
+/// them and never deleting a token another one wrote. The stores Courier ships do it already;
+/// a store you write does it when you return a coordinator (see <doc:SharingSessionsBetweenProcesses>).
+/// Without one, a session assumes it is the store's only user.
 public protocol TokenStore: Sendable {
     /// The stored token, or `nil` when there is none.
     ///
@@ -16,44 +23,19 @@ public protocol TokenStore: Sendable {
     /// - Throws: when the token could not be written. The session then keeps the previous
     ///   token and reports the failure.
     func save(_ token: OAuthToken?) throws
+
+    /// How the sessions that share this store take turns, and hear about each other's writes;
+    /// `nil` (the default) for a store that one session uses alone.
+    ///
+    /// When it is set, a session reads and writes the token only through it, never through
+    /// ``load()`` and ``save(_:)``. Return the same coordinator every time: sessions that
+    /// share a store must share its coordinator (``InProcessTokenCoordinator`` within one
+    /// process, ``LockFileTokenCoordinator`` across processes on one machine, or your own
+    /// for a fleet of servers).
+    var coordinator: (any TokenStoreCoordinator)? { get }
 }
 
-/// Keeps the token in memory only: it is gone when the process ends.
-public final class InMemoryTokenStore: TokenStore {
-    private let token: Locked<OAuthToken?>
-
-    /// Creates a store holding `token`.
-    public init(_ token: OAuthToken? = nil) {
-        self.token = Locked(token)
-    }
-
-    /// The token.
-    public func load() -> OAuthToken? {
-        token.current
-    }
-
-    /// Replaces the token.
-    public func save(_ token: OAuthToken?) {
-        self.token.withLock { $0 = token }
-    }
-}
-
-/// Why a ``TokenStore`` failed. Descriptions name the file, never the token.
-public enum TokenStoreError: Error, Sendable, CustomStringConvertible {
-    /// The file exists but does not hold a token; it was left as it is.
-    case corrupt(URL)
-    /// Reading the stored token failed.
-    case readFailed(String)
-    /// Writing the token failed.
-    case writeFailed(String)
-
-    /// What went wrong.
-    public var description: String {
-        switch self {
-        case .corrupt(let url):
-            "the token file \(url.path) is not a valid token; it was left untouched (sign in again to replace it)"
-        case .readFailed(let reason): "reading the stored token failed: \(reason)"
-        case .writeFailed(let reason): "writing the token failed: \(reason)"
-        }
-    }
+extension TokenStore {
+    /// No coordinator: the session is the store's only user.
+    public var coordinator: (any TokenStoreCoordinator)? { nil }
 }

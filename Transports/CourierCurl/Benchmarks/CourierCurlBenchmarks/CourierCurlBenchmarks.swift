@@ -1,15 +1,27 @@
 import Foundation
 
-/// `swift run -c release CourierCurlBenchmarks --nginx-port PORT [--quick] [--json FILE]`
+// Without the CurlTransport trait (see Package.swift) there is no CurlTransport to measure.
+#if CurlTransport
+
+import CourierCurl
+
+/// `CourierCurlBenchmarks --nginx-port PORT [--tls-port PORT --certificate PEM] [--quick] [--json FILE]`
 ///
 /// The loopback scenario of the root package's CourierBenchmarks, through ``CurlTransport``:
 /// raw `URLSession.data(for:)`, Courier's `Provider` on `URLSessionTransport`, and `Provider`
-/// on `CurlTransport`, in interleaved rounds against the same nginx. `scripts/bench` runs it
-/// after the root benchmark and merges its keys into the same JSON file.
+/// on `CurlTransport`, in interleaved rounds against the same nginx — over plain HTTP/1.1
+/// (`loopback_…` keys) and, with `--tls-port`, over HTTPS with HTTP/2 (`https_…` keys; raw
+/// `URLSession` must trust `--certificate` through the system's bundle, which `scripts/bench`
+/// arranges in a mount namespace of this process's own). `scripts/bench` builds it with the
+/// `CurlTransport` trait, runs it after the root benchmark and merges its keys into the same
+/// JSON file.
 @main
 enum CourierCurlBenchmarks {
     static func main() async {
-        var port = ProcessInfo.processInfo.environment["COURIER_BENCH_NGINX_PORT"].flatMap { Int($0) }
+        let environment = ProcessInfo.processInfo.environment
+        var port = environment["COURIER_BENCH_NGINX_PORT"].flatMap { Int($0) }
+        var tlsPort = environment["COURIER_BENCH_NGINX_TLS_PORT"].flatMap { Int($0) }
+        var certificate = environment["COURIER_BENCH_NGINX_CERTIFICATE"]
         var quick = false
         var jsonPath: String?
         var arguments = Array(CommandLine.arguments.dropFirst())[...]
@@ -18,6 +30,8 @@ enum CourierCurlBenchmarks {
             case "--quick": quick = true
             case "--json": jsonPath = arguments.popFirst()
             case "--nginx-port": port = arguments.popFirst().flatMap { Int($0) }
+            case "--tls-port": tlsPort = arguments.popFirst().flatMap { Int($0) }
+            case "--certificate": certificate = arguments.popFirst()
             default:
                 FileHandle.standardError.write(Data("error: unknown argument \(argument)\n".utf8))
                 exit(2)
@@ -28,17 +42,36 @@ enum CourierCurlBenchmarks {
                 Data("error: --nginx-port PORT (or COURIER_BENCH_NGINX_PORT) is needed\n".utf8))
             exit(2)
         }
-        do {
-            let scenario = CurlLoopbackScenario(
-                port: port, sequentialRounds: quick ? 6 : 25, sequentialPerRound: quick ? 100 : 200,
+        let status = NginxStatus(url: URL(string: "http://127.0.0.1:\(port)/nginx_status")!)
+        var scenarios = [
+            CurlLoopbackScenario(
+                base: URL(string: "http://127.0.0.1:\(port)")!, prefix: "loopback", label: "Loopback, curl",
+                curlConfiguration: CurlTransport.Configuration(), status: status,
+                sequentialRounds: quick ? 6 : 25, sequentialPerRound: quick ? 100 : 200,
                 concurrentRounds: quick ? 4 : 10, concurrentPerRound: quick ? 250 : 500)
-            let result = try await scenario.run()
-            print(result.table)
-            if let jsonPath {
-                try merge(result.values, into: jsonPath)
-                print("\nJSON merged into \(jsonPath)")
+        ]
+        if let tlsPort, (1...65535).contains(tlsPort), let certificate {
+            var configuration = CurlTransport.Configuration()
+            configuration.certificateAuthorities = URL(fileURLWithPath: certificate)
+            scenarios.append(
+                CurlLoopbackScenario(
+                    base: URL(string: "https://127.0.0.1:\(tlsPort)")!, prefix: "https", label: "HTTPS h2, curl",
+                    curlConfiguration: configuration, status: status,
+                    sequentialRounds: quick ? 6 : 25, sequentialPerRound: quick ? 100 : 200,
+                    concurrentRounds: quick ? 4 : 10, concurrentPerRound: quick ? 250 : 500))
+        }
+        var failures = 0
+        do {
+            for scenario in scenarios {
+                let result = try await scenario.run()
+                print(result.table + "\n")
+                failures += result.failures
+                if let jsonPath {
+                    try merge(result.values, into: jsonPath)
+                    print("JSON merged into \(jsonPath)\n")
+                }
             }
-            exit(result.failures == 0 ? 0 : 1)
+            exit(failures == 0 ? 0 : 1)
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             exit(1)
@@ -57,3 +90,19 @@ enum CourierCurlBenchmarks {
         try data.write(to: url, options: .atomic)
     }
 }
+
+#else
+
+/// Built without the CurlTransport trait: says how to build it with it.
+@main
+enum CourierCurlBenchmarks {
+    static func main() {
+        FileHandle.standardError.write(
+            Data(
+                "error: built without CurlTransport; build with `swift build -c release --traits CurlTransport`\n".utf8)
+        )
+        exit(2)
+    }
+}
+
+#endif

@@ -1,16 +1,31 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Courier
 import CourierCurl
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The loopback scenario through three clients, in interleaved rounds (a busy spell of the
 /// machine then spoils few rounds, and all clients alike): throughput ratios round by round,
-/// and the process's CPU time per request for each client.
+/// the process's CPU time per request for each client, and (when nginx's `stub_status` is
+/// given) the connections each client opened.
+///
+/// Run over plain HTTP/1.1 (keys `loopback_…`) and over HTTPS with HTTP/2 (keys `https_…`).
 struct CurlLoopbackScenario {
-    let port: Int
+    /// The nginx to measure: `http://127.0.0.1:<port>` or `https://127.0.0.1:<port>`.
+    let base: URL
+    /// The first word of every JSON key and the table's label: `loopback` or `https`.
+    let prefix: String
+    /// The label of the table's rows.
+    let label: String
+    /// How CurlTransport is set up (the HTTPS run trusts nginx's throw-away certificate).
+    let curlConfiguration: CurlTransport.Configuration
+    /// nginx's `stub_status`, to count the connections each client opened; `nil`: not counted.
+    let status: NginxStatus?
     let sequentialRounds: Int
     let sequentialPerRound: Int
     let concurrentRounds: Int
@@ -30,7 +45,6 @@ struct CurlLoopbackScenario {
     typealias Client = @Sendable () async -> Bool
 
     func run() async throws -> Result {
-        let base = URL(string: "http://127.0.0.1:\(port)")!
         let expected = #"{"id":42,"name":"Ada Lovelace","email":"ada@example.org"}"#.utf8.count
         let session = URLSession(configuration: URLSessionTransport.defaultConfiguration())
         let url = base.appendingPathComponent("small.json")
@@ -42,7 +56,7 @@ struct CurlLoopbackScenario {
             return (response as? HTTPURLResponse)?.statusCode == 200 && data.count == expected
         }
         let courierURLSession = Provider<SmallJSON>()
-        let courierCurl = Provider<SmallJSON>(transport: CurlTransport())
+        let courierCurl = Provider<SmallJSON>(transport: CurlTransport(configuration: curlConfiguration))
         let target = SmallJSON(baseURL: base)
         let viaURLSession: Client = {
             guard let response = try? await courierURLSession.request(target) else { return false }
@@ -57,10 +71,22 @@ struct CurlLoopbackScenario {
         ]
 
         var failures = 0
+        // The connections each client opened, from its first request (cold, 32 at once) to
+        // its last: nginx's count of accepted connections around each of its turns.
+        var connections: [String: Int] = [:]
+        func counting(_ name: String, _ body: () async -> Int) async -> Int {
+            let before = await status?.accepted()
+            let failed = await body()
+            if let before, let after = await status?.accepted() { connections[name, default: 0] += after - before }
+            return failed
+        }
         // Warm-up: connections, lazy state of every stack.
-        for (_, client) in clients {
-            failures += await Self.concurrent(total: 500, width: inFlight, client)
-            for _ in 0..<200 where await !client() { failures += 1 }
+        for (name, client) in clients {
+            failures += await counting(name) {
+                var failed = await Self.concurrent(total: 500, width: inFlight, client)
+                for _ in 0..<200 where await !client() { failed += 1 }
+                return failed
+            }
         }
 
         var sequential: [String: [Sample]] = [:]
@@ -74,9 +100,11 @@ struct CurlLoopbackScenario {
         for round in 0..<sequentialRounds {
             for (name, client) in rotated(round) {
                 let sample = await Sample.measure(requests: sequentialPerRound) {
-                    var failed = 0
-                    for _ in 0..<sequentialPerRound where await !client() { failed += 1 }
-                    return failed
+                    await counting(name) {
+                        var failed = 0
+                        for _ in 0..<sequentialPerRound where await !client() { failed += 1 }
+                        return failed
+                    }
                 }
                 failures += sample.failures
                 sequential[name, default: []].append(sample)
@@ -86,7 +114,7 @@ struct CurlLoopbackScenario {
         for round in 0..<concurrentRounds {
             for (name, client) in rotated(round) {
                 let sample = await Sample.measure(requests: concurrentPerRound) {
-                    await Self.concurrent(total: concurrentPerRound, width: inFlight, client)
+                    await counting(name) { await Self.concurrent(total: concurrentPerRound, width: inFlight, client) }
                 }
                 failures += sample.failures
                 concurrent[name, default: []].append(sample)
@@ -102,22 +130,28 @@ struct CurlLoopbackScenario {
         let concRatio = ratio(concurrent, "curl", "raw")
         let seqVsCourier = ratio(sequential, "curl", "courier")
         let concVsCourier = ratio(concurrent, "curl", "courier")
-        result.add("loopback_curl_sequential_ratio", seqRatio)
-        result.add("loopback_curl_concurrent_ratio", concRatio)
-        result.add("loopback_curl_vs_courier_urlsession_sequential", seqVsCourier)
-        result.add("loopback_curl_vs_courier_urlsession_concurrent", concVsCourier)
+        result.add("\(prefix)_curl_sequential_ratio", seqRatio)
+        result.add("\(prefix)_curl_concurrent_ratio", concRatio)
+        result.add("\(prefix)_curl_vs_courier_urlsession_sequential", seqVsCourier)
+        result.add("\(prefix)_curl_vs_courier_urlsession_concurrent", concVsCourier)
         for (mode, samples) in [("sequential", sequential), ("concurrent", concurrent)] {
             for (name, _) in clients {
                 let series = samples[name]!
-                result.add("loopback_curl_run_\(name)_\(mode)_rps", Summary(series.map(\.requestsPerSecond)))
-                result.add("loopback_cpu_us_per_request_\(name)_\(mode)", Summary(series.map(\.cpuMicroseconds)))
+                result.add("\(prefix)_curl_run_\(name)_\(mode)_rps", Summary(series.map(\.requestsPerSecond)))
+                result.add("\(prefix)_cpu_us_per_request_\(name)_\(mode)", Summary(series.map(\.cpuMicroseconds)))
                 result.add(
-                    "loopback_context_switches_per_request_\(name)_\(mode)",
+                    "\(prefix)_context_switches_per_request_\(name)_\(mode)",
                     Summary(series.map(\.contextSwitches)))
             }
         }
-        result.values.append(("loopback_curl_failures", Double(failures)))
-        result.values.append(("loopback_curl_in_flight", Double(inFlight)))
+        result.values.append(("\(prefix)_curl_failures", Double(failures)))
+        result.values.append(("\(prefix)_curl_in_flight", Double(inFlight)))
+        for (name, _) in clients {
+            if let opened = connections[name] {
+                result.values.append(("\(prefix)_connections_\(name)", Double(opened)))
+            }
+        }
+        if let opened = connections["curl"] { result.values.append(("\(prefix)_curl_connections", Double(opened))) }
 
         func cpu(_ name: String, _ samples: [String: [Sample]]) -> String {
             Summary(samples[name]!.map(\.cpuMicroseconds)).formatted(0, unit: "µs")
@@ -145,10 +179,18 @@ struct CurlLoopbackScenario {
                 rows.append(("  CPU per request, \(name), \(mode)", cpu(name, samples), "", ""))
             }
         }
+        if status != nil {
+            for name in ["raw", "courier", "curl"] {
+                let opened = connections[name].map(String.init) ?? "?"
+                let target = name == "curl" && prefix == "https" ? "1" : ""
+                let verdict = target.isEmpty ? "" : (connections[name] == 1 ? "met" : "MISSED")
+                rows.append(("  connections opened, \(name) (all rounds)", opened, target, verdict))
+            }
+        }
         if failures > 0 { rows.append(("failed requests", "\(failures)", "0", "MISSED")) }
-        result.table = rows.map { "| Loopback, curl | \($0.0) | \($0.1) | \($0.2) | \($0.3) |" }.joined(separator: "\n")
+        result.table = rows.map { "| \(label) | \($0.0) | \($0.1) | \($0.2) | \($0.3) |" }.joined(separator: "\n")
         result.table +=
-            "\n\nLoopback through CurlTransport: \(sequentialRounds) interleaved rounds of \(sequentialPerRound) "
+            "\n\n\(label) through CurlTransport: \(sequentialRounds) interleaved rounds of \(sequentialPerRound) "
             + "sequential requests and \(concurrentRounds) of \(concurrentPerRound) with \(inFlight) in flight, per client, "
             + "in rotating order; ratios round by round; "
             + "raw = URLSession.data(for:) with Courier's configuration; CPU = the process's user + system time "
@@ -172,6 +214,22 @@ struct CurlLoopbackScenario {
     }
 }
 
+/// nginx's `stub_status` page, read through a session of its own whose one connection stays
+/// open, so that reading it does not count.
+struct NginxStatus {
+    let url: URL
+    let session = URLSession(configuration: .ephemeral)
+
+    /// nginx's count of accepted connections so far.
+    func accepted() async -> Int? {
+        guard let (data, _) = try? await session.data(from: url) else { return nil }
+        // "Active connections: 1 \n server accepts handled requests\n 10 10 20 \n…"
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+        guard lines.count >= 3 else { return nil }
+        return lines[2].split(separator: " ").first.flatMap { Int($0) }
+    }
+}
+
 /// The one target of the scenario.
 struct SmallJSON: TargetType {
     let baseURL: URL
@@ -189,3 +247,5 @@ extension CurlLoopbackScenario.Result {
         values.append((key + "_max", summary.max))
     }
 }
+
+#endif

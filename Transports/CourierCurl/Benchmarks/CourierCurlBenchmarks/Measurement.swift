@@ -1,7 +1,10 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// One round of one client: wall time, and the process's CPU time and context switches.
@@ -67,3 +70,5 @@ struct Summary {
         return "\(number(median))\(separator)\(unit) [\(number(min))–\(number(max))]"
     }
 }
+
+#endif

@@ -44,6 +44,14 @@ static inline CURLcode courier_easy_setopt_prereq_callback(CURL *handle, courier
     return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
 }
 
+typedef curl_socket_t (*courier_curl_opensocket_callback)(void *userdata, curlsocktype purpose,
+                                                          struct curl_sockaddr *address);
+
+static inline CURLcode courier_easy_setopt_opensocket_callback(CURL *handle,
+                                                               courier_curl_opensocket_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);
+}
+
 static inline CURLcode courier_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
@@ -67,5 +75,8 @@ static const int courier_curl_prereqfunc_ok = CURL_PREREQFUNC_OK;
 static const int courier_curl_prereqfunc_abort = CURL_PREREQFUNC_ABORT;
 static const size_t courier_curl_readfunc_abort = CURL_READFUNC_ABORT;
 static const long courier_curl_global_all = CURL_GLOBAL_ALL;
+static const curl_socket_t courier_curl_socket_bad = CURL_SOCKET_BAD;
+static const long courier_curlpipe_multiplex = CURLPIPE_MULTIPLEX;
+static const CURLversion courier_curlversion_now = CURLVERSION_NOW;
 
 #endif

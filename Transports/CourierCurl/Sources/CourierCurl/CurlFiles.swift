@@ -1,9 +1,12 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// A download being written, as it arrives, to `courier-download-<UUID>` in the transfer
@@ -139,3 +142,5 @@ enum CurlFileWork {
         }
     }
 }
+
+#endif

@@ -1,9 +1,12 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import CCurl
 import Courier
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The end of a hop: a response, a redirect to follow, or an error. Loop thread only.
@@ -85,6 +88,16 @@ extension CurlLoop {
 
     private func curlError(_ result: CURLcode, _ transfer: CurlTransfer) -> URLError {
         let message = transfer.curlErrorMessage ?? String(cString: curl_easy_strerror(result))
+        var osError = 0
+        if let easy = transfer.easy, courier_easy_getinfo_long(easy, CURLINFO_OS_ERRNO, &osError) == CURLE_OK,
+            let exhausted = CurlErrors.descriptorExhaustion(errno: Int32(osError))
+        {
+            // Not the server's fault, and no retry can help while the process holds as many
+            // descriptors: a code that RetryPolicy does not count as transient.
+            return transfer.urlError(
+                .cannotLoadFromNetwork, "\(exhausted) (\(message), libcurl error \(result.rawValue))",
+                underlying: POSIXError(POSIXErrorCode(rawValue: Int32(osError)) ?? .EMFILE))
+        }
         return transfer.urlError(CurlErrors.code(for: result), "\(message) (libcurl error \(result.rawValue))")
     }
 }
@@ -111,4 +124,19 @@ enum CurlRedirect {
         }
         return next
     }
+
+    /// Whether following would take a body that carries a credential to another origin; the
+    /// 3xx is then the answer, as with `URLSessionTransport` (`CrossOriginRedirect`).
+    static func carriesCredentialAway(after hop: CurlTransfer.Hop, status: Int, to target: URL) -> Bool {
+        guard CrossOriginRedirect.isCrossOrigin(from: hop.url, to: target) else { return false }
+        let contentType = hop.headers.first { $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame }?.value
+        switch nextHop(after: hop, status: status, to: target).body {
+        case .none: return false
+        case .data(let body): return CrossOriginRedirect.bodyCarriesCredential(body, contentType: contentType)
+        case .file(let file, _):
+            return CrossOriginRedirect.bodyCarriesCredential(contentsOf: file, contentType: contentType)
+        }
+    }
 }
+
+#endif

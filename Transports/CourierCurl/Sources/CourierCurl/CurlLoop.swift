@@ -1,3 +1,6 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import CCurl
 import Foundation
 
@@ -51,16 +54,35 @@ final class CurlLoop: @unchecked Sendable {
     private var pool: [UnsafeMutableRawPointer] = []
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
 
+    /// How many connections the multi handle keeps and opens.
+    struct Limits {
+        /// Idle connections kept for reuse.
+        var idle: Int
+        /// Connections open to one host at once.
+        var perHost: Int
+        /// Connections open at once in all.
+        var total: Int
+
+        /// `value` within 1 … 100,000 (libcurl reads a `long`; 0 would mean "no limit").
+        static func clamped(_ value: Int) -> Int { max(1, min(value, 100_000)) }
+    }
+
     /// Starts the loop thread, which creates the multi handle; returns once it has.
-    init(maximumIdleConnections: Int) {
+    init(limits: Limits) {
         let ready = DispatchSemaphore(value: 0)
-        let connections = max(1, min(maximumIdleConnections, 10_000))
         let thread = Thread { [self] in
             curlGlobalInit
             let multi = curl_multi_init()
             // The cache otherwise shrinks with the number of handles in use, and a quiet
             // spell (no handle in use) would close every kept-alive connection.
-            _ = courier_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, connections)
+            _ = courier_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Limits.clamped(limits.idle))
+            // Requests past these wait in libcurl's queue for a connection, instead of each
+            // opening a socket until the process runs out of descriptors.
+            _ = courier_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, Limits.clamped(limits.perHost))
+            _ = courier_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, Limits.clamped(limits.total))
+            // Concurrent requests to one host share an HTTP/2 connection (libcurl's default
+            // since 7.62, set so that it does not depend on the build).
+            _ = courier_multi_setopt_long(multi, CURLMOPT_PIPELINING, courier_curlpipe_multiplex)
             lock.withLock {
                 self.multi = multi
                 loopThread = pthread_self()
@@ -271,3 +293,5 @@ final class CurlLoop: @unchecked Sendable {
         curl_multi_cleanup(multi)
     }
 }
+
+#endif

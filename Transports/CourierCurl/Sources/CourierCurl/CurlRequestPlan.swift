@@ -1,8 +1,11 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Courier
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Everything the loop needs to send one request, checked before anything is sent: the
@@ -65,6 +68,15 @@ struct CurlRequestPlan: @unchecked Sendable {
             // (and smuggle a second request).
             guard !Self.framingHeaders.contains(name.lowercased()) else { continue }
             headers.append((name, value))
+        }
+        // What URLSession adds when the request says nothing; the caller's own always wins.
+        for (name, value) in [
+            ("User-Agent", configuration.userAgent), ("Accept-Language", configuration.acceptLanguage),
+        ]
+        where !(value ?? "").isEmpty
+            && !headers.contains(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame })
+        {
+            headers.append((name, value ?? ""))
         }
         switch request.body {
         case .inline:
@@ -141,3 +153,5 @@ struct CurlRequestPlan: @unchecked Sendable {
         return Int64(info.st_size)
     }
 }
+
+#endif

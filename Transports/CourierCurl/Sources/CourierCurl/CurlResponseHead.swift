@@ -1,7 +1,10 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The status line and header fields of a response, as libcurl hands them over line by
@@ -12,6 +15,10 @@ import Foundation
 struct CurlResponseHead {
     /// The most header bytes one response may carry (libcurl bounds a single header).
     static let maximumSize = 1024 * 1024
+    /// The most interim (1xx) heads before the answer.
+    static let maximumInterimResponses = 32
+    /// How many interim heads came before this one.
+    var interimResponses = 0
 
     var statusCode = 0
     var httpVersion = "HTTP/1.1"
@@ -93,7 +100,12 @@ struct CurlResponseHead {
         }
         guard digits == 3, index == text.count || text[index] == Self.space, code >= 100 else { return .invalid }
         let version = Self.string(UnsafeRawBufferPointer(rebasing: text[0..<versionEnd]))
+        // A status line after another ends an interim (1xx) head; a server sending them
+        // forever is cut off, as in URLSessionTransport.
+        let interims = statusCode == 0 ? 0 : interimResponses + 1
+        guard interims <= Self.maximumInterimResponses else { return .invalid }
         self = CurlResponseHead()
+        interimResponses = interims
         size = lineSize
         statusCode = code
         httpVersion = version
@@ -138,3 +150,5 @@ struct CurlResponseHead {
         return joined
     }
 }
+
+#endif

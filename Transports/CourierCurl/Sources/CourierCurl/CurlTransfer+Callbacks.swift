@@ -1,8 +1,15 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import CCurl
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 // libcurl's callbacks, on the loop thread (inside curl_multi_perform). Each gets the
@@ -40,6 +47,13 @@ let curlPrereqCallback: courier_curl_prereq_callback = { userdata, _, _, _, _ in
     return transfer.willSendRequest() ? courier_curl_prereqfunc_ok : courier_curl_prereqfunc_abort
 }
 
+/// libcurl needs a socket for a new connection.
+let curlOpenSocketCallback: courier_curl_opensocket_callback = { userdata, _, address in
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
+    guard let address else { return courier_curl_socket_bad }
+    return transfer.openSocket(address.pointee)
+}
+
 extension CurlTransfer {
     /// The status codes whose `Location` the transport follows.
     static let redirectCodes: Set<Int> = [301, 302, 303, 307, 308]
@@ -53,7 +67,9 @@ extension CurlTransfer {
         case .more:
             return true
         case .invalid:
-            failure = urlError(.cannotParseResponse, "The response's header is invalid or larger than 1 MiB.")
+            failure = urlError(
+                .cannotParseResponse,
+                "The response's header is invalid, larger than 1 MiB, or after more than 32 interim (1xx) heads.")
             return false
         case .complete:
             return headersComplete()
@@ -66,7 +82,8 @@ extension CurlTransfer {
         // 3xx as the answer, as URLSessionTransport does.
         if Self.redirectCodes.contains(status), let location = head.location,
             let target = URL(string: location, relativeTo: hop.url)?.absoluteURL,
-            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            !CurlRedirect.carriesCredentialAway(after: hop, status: status, to: target)
         {
             redirectTarget = target
             discardsBody = true
@@ -159,6 +176,18 @@ extension CurlTransfer {
         return courier_curl_seekfunc_ok
     }
 
+    /// A socket for libcurl's new connection, closed on exec. When the process (or the
+    /// system) is out of descriptors, ``failure`` says so: libcurl itself would report only
+    /// that it could not connect, which reads as the server's fault and is retried.
+    func openSocket(_ address: curl_sockaddr) -> curl_socket_t {
+        let socket = Glibc.socket(address.family, address.socktype | Int32(SOCK_CLOEXEC.rawValue), address.protocol)
+        if socket < 0, let exhausted = CurlErrors.descriptorExhaustion(errno: errno) {
+            failure = urlError(
+                .cannotLoadFromNetwork, exhausted, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EMFILE))
+        }
+        return socket < 0 ? courier_curl_socket_bad : socket
+    }
+
     func willSendRequest() -> Bool {
         sendAttempts += 1
         // A second attempt is libcurl retrying on a fresh connection after a reused one
@@ -170,13 +199,13 @@ extension CurlTransfer {
         return true
     }
 
-    func urlError(_ code: URLError.Code, _ description: String) -> URLError {
-        URLError(
-            code,
-            userInfo: [
-                NSLocalizedDescriptionKey: "\(hop.method) \(CurlErrors.redacted(hop.url)): \(description)",
-                NSURLErrorFailingURLErrorKey: hop.url,
-            ])
+    func urlError(_ code: URLError.Code, _ description: String, underlying: (any Error)? = nil) -> URLError {
+        var userInfo: [String: Any] = [
+            NSLocalizedDescriptionKey: "\(hop.method) \(CurlErrors.redacted(hop.url)): \(description)",
+            NSURLErrorFailingURLErrorKey: hop.url,
+        ]
+        if let underlying { userInfo[NSUnderlyingErrorKey] = underlying }
+        return URLError(code, userInfo: userInfo)
     }
 
     private func tooLarge() -> URLError {
@@ -187,3 +216,5 @@ extension CurlTransfer {
         urlError(.networkConnectionLost, "The connection was lost after the request was sent; it was not sent again.")
     }
 }
+
+#endif

@@ -1,23 +1,29 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import CCurl
 import Foundation
 
 /// Setting up an easy handle for the current hop. Loop thread only.
 extension CurlTransfer {
-    /// The size of libcurl's receive and upload buffers (its default is 16 KiB), so large
-    /// bodies move in fewer callbacks.
-    static let bufferSize = 64 * 1024
+    /// The size of libcurl's upload buffer, so large uploads move in big blocks whatever
+    /// libcurl's default. The receive buffer keeps libcurl's default:
+    /// libcurl 7.88 refuses `CURLOPT_BUFFERSIZE` on a handle that still holds its receive
+    /// buffer, which a pooled handle does after an HTTP/2 transfer whose connection other
+    /// streams were still using; a handle's options must be settable on any reused handle.
+    static let uploadBufferSize = 64 * 1024
 
-    /// Configures `easy`, freshly reset, for ``hop``.
+    /// Configures `easy`, freshly reset (or new), for ``hop``.
     ///
-    /// - Throws: the upload file's error, or `URLError(.unknown)` naming an option libcurl
-    ///   refused (too old a libcurl).
+    /// - Throws: the upload file's error, or ``CurlTransportError/optionRefused(option:reason:)``
+    ///   naming the option libcurl refused and why.
     func configure(_ easy: UnsafeMutableRawPointer, now: UInt64) throws {
         self.easy = easy
         lastActivity = now
         let me = Unmanaged.passUnretained(self).toOpaque()
-        var failed: CURLoption?
+        var refused: (option: CURLoption, code: CURLcode)?
         func check(_ code: CURLcode, _ option: CURLoption) {
-            if code != CURLE_OK, failed == nil { failed = option }
+            if code != CURLE_OK, refused == nil { refused = (option, code) }
         }
         func set(_ option: CURLoption, _ value: Int) {
             check(courier_easy_setopt_long(easy, option, value), option)
@@ -41,7 +47,11 @@ extension CurlTransfer {
         set(CURLOPT_NOSIGNAL, 1)
         set(CURLOPT_FOLLOWLOCATION, 0)
         set(CURLOPT_ACCEPT_ENCODING, "")
-        set(CURLOPT_BUFFERSIZE, Self.bufferSize)
+        // HTTP/2 over TLS when the server offers it by ALPN, HTTP/1.1 otherwise (and for
+        // plain http). A burst of requests to a host waits for the first connection's
+        // negotiation, so that with h2 they share it instead of each opening one.
+        set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        set(CURLOPT_PIPEWAIT, 1)
         set(CURLOPT_CONNECTTIMEOUT_MS, CurlRequestPlan.milliseconds(Double(plan.idleTimeout) / 1e9))
         if let key = plan.pinnedPublicKey { set(CURLOPT_PINNEDPUBLICKEY, key) }
         if let authorities = plan.certificateAuthorities { set(CURLOPT_CAINFO, authorities) }
@@ -52,6 +62,8 @@ extension CurlTransfer {
         set(CURLOPT_WRITEDATA, pointer: me)
         check(courier_easy_setopt_seek_callback(easy, curlSeekCallback), CURLOPT_SEEKFUNCTION)
         set(CURLOPT_SEEKDATA, pointer: me)
+        check(courier_easy_setopt_opensocket_callback(easy, curlOpenSocketCallback), CURLOPT_OPENSOCKETFUNCTION)
+        set(CURLOPT_OPENSOCKETDATA, pointer: me)
         check(courier_easy_setopt_prereq_callback(easy, curlPrereqCallback), CURLOPT_PREREQFUNCTION)
         set(CURLOPT_PREREQDATA, pointer: me)
 
@@ -76,7 +88,7 @@ extension CurlTransfer {
         if sendsBody {
             upload = try CurlUploadReader(hop.body)
             set(CURLOPT_UPLOAD, 1)
-            set(CURLOPT_UPLOAD_BUFFERSIZE, Self.bufferSize)
+            set(CURLOPT_UPLOAD_BUFFERSIZE, Self.uploadBufferSize)
             set(CURLOPT_CUSTOMREQUEST, hop.method)
             set(CURLOPT_READFUNCTION, curlReadCallback)
             set(CURLOPT_READDATA, pointer: me)
@@ -97,14 +109,11 @@ extension CurlTransfer {
         headerList = list
         check(courier_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), CURLOPT_HTTPHEADER)
 
-        if let failed {
-            throw URLError(
-                .unknown,
-                userInfo: [
-                    NSLocalizedDescriptionKey:
-                        "libcurl refused option \(failed.rawValue); CurlTransport needs libcurl 7.85 or later.",
-                    NSURLErrorFailingURLErrorKey: hop.url,
-                ])
+        if let refused {
+            throw CurlTransportError.optionRefused(
+                option: CurlOptionNames.name(of: refused.option), reason: CurlOptionNames.reason(refused.code))
         }
     }
 }
+
+#endif

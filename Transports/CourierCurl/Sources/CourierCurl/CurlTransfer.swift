@@ -1,9 +1,12 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import CCurl
 import Courier
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// One request on its way through the loop: the hop being sent (a redirect starts a new
@@ -121,3 +124,5 @@ final class CurlTransfer: @unchecked Sendable {
         return String(cString: errorBuffer)
     }
 }
+
+#endif

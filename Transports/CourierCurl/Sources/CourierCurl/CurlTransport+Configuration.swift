@@ -1,3 +1,6 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Foundation
 
 extension CurlTransport {
@@ -49,6 +52,28 @@ extension CurlTransport {
         /// Default: 64, so that connections survive quiet spells between bursts.
         public var maximumIdleConnections: Int = 64
 
+        /// The most connections open to one host (scheme, name and port) at once; further
+        /// requests to it wait for one of them, in the order they were sent. Default: 64, so
+        /// 32 requests in flight to one host over HTTP/1.1 each get a connection at once.
+        ///
+        /// Over HTTP/2 a connection carries up to 100 requests at once, so one usually
+        /// suffices. A waiting request's ``timeoutIntervalForRequest`` runs while it waits.
+        public var maximumConnectionsPerHost: Int = 64
+
+        /// The most connections open at once across all hosts; further requests wait. Default:
+        /// 256. Each connection holds a file descriptor: keep this well under the process's
+        /// limit (`ulimit -n`), or a request fails with `URLError(.cannotLoadFromNetwork)`
+        /// saying the process ran out of file descriptors.
+        public var maximumConnections: Int = 256
+
+        /// The `User-Agent` a request carries when it sets none itself (a request's own, or a
+        /// plugin's, always wins). Default: ``CurlTransport/defaultUserAgent``; `nil` sends none.
+        public var userAgent: String? = CurlTransport.defaultUserAgent
+
+        /// The `Accept-Language` a request carries when it sets none itself. Default:
+        /// ``CurlTransport/defaultAcceptLanguage``; `nil` sends none.
+        public var acceptLanguage: String? = CurlTransport.defaultAcceptLanguage
+
         /// The options above with their defaults.
         public init() {}
     }
@@ -56,3 +81,5 @@ extension CurlTransport {
     /// The default in-memory response bound: 32 MiB, as `URLSessionTransport`'s.
     public static let defaultMaximumResponseBodySize = 32 * 1024 * 1024
 }
+
+#endif

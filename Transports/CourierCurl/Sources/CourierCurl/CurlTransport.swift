@@ -1,8 +1,11 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Courier
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// A transport that drives libcurl directly: several times faster than
@@ -33,6 +36,12 @@ import Foundation
 ///   `URLError(.networkConnectionLost)` instead.
 /// - TLS is verified against the system's trust store, and a public key can be pinned
 ///   (``Configuration/pinnedPublicKey``), which `URLSession` on Linux cannot do.
+/// - HTTPS negotiates HTTP/2 by ALPN (HTTP/1.1 when the server offers nothing else), and
+///   concurrent requests to one host share one HTTP/2 connection.
+/// - Connections are limited per host and in all (``Configuration/maximumConnectionsPerHost``,
+///   ``Configuration/maximumConnections``): requests past the limits wait for a connection.
+/// - A request without its own `User-Agent` or `Accept-Language` gets
+///   ``defaultUserAgent`` and ``defaultAcceptLanguage``.
 ///
 /// Progress callbacks run on the transport's thread: keep them short.
 public final class CurlTransport: HTTPTransport {
@@ -51,7 +60,10 @@ public final class CurlTransport: HTTPTransport {
     /// A transport with `configuration`; it starts its thread at once.
     public init(configuration: Configuration) {
         self.configuration = configuration
-        self.loop = CurlLoop(maximumIdleConnections: configuration.maximumIdleConnections)
+        self.loop = CurlLoop(
+            limits: .init(
+                idle: configuration.maximumIdleConnections, perHost: configuration.maximumConnectionsPerHost,
+                total: configuration.maximumConnections))
     }
 
     deinit {
@@ -94,3 +106,5 @@ public final class CurlTransport: HTTPTransport {
             fileURL: placed)
     }
 }
+
+#endif

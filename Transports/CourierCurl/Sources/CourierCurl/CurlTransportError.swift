@@ -1,3 +1,6 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 /// A request that ``CurlTransport`` refuses to send as it is. Nothing was sent.
 ///
 /// Header values are never part of the description: they may carry a token.
@@ -16,6 +19,10 @@ public enum CurlTransportError: Error, Sendable, Equatable, CustomStringConverti
     case bodyStreamNotSupported
     /// The file to upload does not exist, is not a regular file, or cannot be read.
     case unreadableUploadFile(path: String)
+    /// libcurl refused an option the transport sets on every request, named by its
+    /// `CURLOPT_` name, with libcurl's reason: usually a libcurl older than 7.85, or one
+    /// built without HTTP/2 or TLS.
+    case optionRefused(option: String, reason: String)
 
     /// What is wrong, naming the part of the request (never a header's value).
     public var description: String {
@@ -32,6 +39,10 @@ public enum CurlTransportError: Error, Sendable, Equatable, CustomStringConverti
             "CurlTransport does not send an httpBodyStream; upload a file or data instead."
         case .unreadableUploadFile(let path):
             "The file to upload at \(path) does not exist, is not a regular file, or cannot be read."
+        case .optionRefused(let option, let reason):
+            "libcurl \(CurlVersion.current) refused \(option), which CurlTransport sets on every request: \(reason)."
         }
     }
 }
+
+#endif

@@ -1,3 +1,6 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Courier
 import CourierCurl
 import CourierTestServer
@@ -5,7 +8,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Bounds and time-outs from the configuration, and requests refused before anything is sent.
@@ -56,20 +59,20 @@ struct CurlLimitsTests {
     @Test("timeoutIntervalForRequest ends a request whose answer does not come, promptly")
     func idleTimeout() async throws {
         let transport = Self.transport { $0.timeoutIntervalForRequest = 0.5 }
-        // The answer comes after 5 s: only the 0.5 s time-out can end the request in timedOut
+        // The answer comes after 60 s: only the 0.5 s time-out can end the request in timedOut
         // first (without it, the request would succeed). No clock: a busy machine slows both.
         await #expect {
-            try await transport.send(server.url("delay/5000"))
+            try await transport.send(server.url("delay/60000"))
         } throws: { urlErrorCode($0) == .timedOut }
     }
 
     @Test("timeoutIntervalForResource ends a transfer that keeps trickling, promptly")
     func resourceTimeout() async throws {
         let transport = Self.transport { $0.timeoutIntervalForResource = 1 }
-        // The body trickles for 5 s, each chunk well inside the request time-out: only the 1 s
+        // The body trickles for 60 s, each chunk well inside the request time-out: only the 1 s
         // resource time-out can end it in timedOut before it is complete.
         await #expect {
-            try await transport.send(server.url("slow-bytes/1000?chunks=50&delay_ms=100"))
+            try await transport.send(server.url("slow-bytes/1000?chunks=600&delay_ms=100"))
         } throws: { urlErrorCode($0) == .timedOut }
     }
 
@@ -127,3 +130,5 @@ struct CurlLimitsTests {
         }
     }
 }
+
+#endif

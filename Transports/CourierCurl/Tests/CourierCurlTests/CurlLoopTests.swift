@@ -1,3 +1,6 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Courier
 import CourierTestServer
 import Foundation
@@ -6,7 +9,7 @@ import Testing
 @testable import CourierCurl
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The loop thread: handles pooled, connections kept alive across quiet spells, callbacks on
@@ -129,3 +132,5 @@ final class NameLog: @unchecked Sendable {
     func append(_ name: String) { lock.withLock { names.append(name) } }
     var all: [String] { lock.withLock { names } }
 }
+
+#endif

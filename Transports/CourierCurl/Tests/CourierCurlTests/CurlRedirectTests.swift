@@ -1,3 +1,6 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Courier
 import CourierCurl
 import CourierTestServer
@@ -5,7 +8,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The transport follows redirects itself, with the rules browsers and URLSession use.
@@ -115,3 +118,5 @@ struct CurlRedirectTests {
         #expect(echo.path == "/echo")
     }
 }
+
+#endif

@@ -1,10 +1,13 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Courier
 import CourierCurl
 import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// TLS: verified against the trust store, and optionally pinned to a public key.
@@ -95,3 +98,5 @@ struct TLSServer: Sendable {
         script.stop()
     }
 }
+
+#endif

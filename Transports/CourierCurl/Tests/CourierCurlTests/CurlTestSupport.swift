@@ -1,10 +1,13 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Courier
 import CourierTestServer
 import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// One test server for the suites that only read from it.
@@ -54,3 +57,5 @@ extension Response {
 func urlErrorCode(_ error: any Error) -> URLError.Code? {
     (error as? URLError)?.code
 }
+
+#endif

@@ -1,3 +1,6 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Foundation
 
 /// A Python script of this folder, run as a server for one test: it prints `READY …` once it
@@ -9,7 +12,13 @@ struct ScriptServer: Sendable {
     private let input: Pipe
 
     static func start(_ name: String, arguments: [String] = []) async throws -> ScriptServer {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(name)
+        try await start(
+            script: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(name),
+            arguments: arguments)
+    }
+
+    /// Runs the Python script at `script` with `arguments`, until its `READY` line.
+    static func start(script: URL, arguments: [String] = []) async throws -> ScriptServer {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path] + arguments
@@ -48,3 +57,5 @@ struct ScriptServer: Sendable {
         process.waitUntilExit()
     }
 }
+
+#endif

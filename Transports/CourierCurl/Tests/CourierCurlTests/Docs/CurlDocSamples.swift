@@ -1,9 +1,12 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Courier
 import CourierCurl
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The `// CourierCurl` samples of the root README and of this package's DocC catalog,
@@ -31,3 +34,5 @@ enum CurlDocSamples {
         return pinned  // sample scaffold
     }  // sample scaffold
 }
+
+#endif

@@ -1,3 +1,6 @@
+// Compiled only with the CurlTransport trait (see Package.swift); empty without it.
+#if CurlTransport
+
 import Foundation
 import Testing
 
@@ -77,3 +80,5 @@ struct CurlDocSamplesSyncTests {
         }
     }
 }
+
+#endif

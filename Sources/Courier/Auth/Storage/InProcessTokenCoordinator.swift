@@ -1,0 +1,97 @@
+import Foundation
+
+/// Lets the sessions of one process share any ``TokenStore``: they behave as one session.
+///
+/// Each write bumps a generation kept in memory, which the sessions check (for the price of
+/// a lock) before every signed request; renewals take turns through a lease held in memory.
+/// ``InMemoryTokenStore`` is built on one; ``CoordinatedTokenStore`` attaches one to a store
+/// of yours:
+///
+/// ```swift
+/// let store = CoordinatedTokenStore(sharingWithinProcess: DefaultsTokenStore())
+/// ```
+///
+/// Other processes never hear of it: across processes, use ``LockFileTokenCoordinator``.
+public final class InProcessTokenCoordinator: TokenStoreCoordinator {
+    private struct State {
+        var generation: UInt64 = 0
+        var change: TokenChange?
+    }
+
+    private let store: any TokenStore
+    private let state = Locked(State())
+    private let queue = LeaseQueue()
+
+    /// A coordinator for the sessions of this process that share `store`. Sessions read and
+    /// write `store` through it, never directly.
+    public init(store: any TokenStore) {
+        self.store = store
+    }
+
+    /// The generation in memory: a lock, no I/O.
+    public func currentGeneration() -> UInt64? {
+        state.withLock { $0.generation }
+    }
+
+    /// The store's token and the current generation, read under the lock that every write
+    /// takes: the store is called one call at a time, as a store of one session always was.
+    public func read() throws -> StoredToken {
+        try state.withLock { state in
+            StoredToken(token: try store.load(), generation: state.generation, change: state.change)
+        }
+    }
+
+    /// Saves `token` to the store if the generation is still `expected`, under the lock that
+    /// every write takes.
+    public func write(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?) throws -> UInt64? {
+        try state.withLock { state in
+            if let expected, expected != state.generation { return nil }
+            try store.save(token)
+            state.generation &+= 1
+            state.change = change
+            return state.generation
+        }
+    }
+
+    /// Waits for the lease in memory, in the order asked; it frees itself after `duration`
+    /// if it is never released.
+    public func acquireLease(expiringAfter duration: TimeInterval, waitingAtMost timeout: TimeInterval) async throws
+        -> any TokenLease
+    {
+        try await queue.acquire(timeout: timeout)
+        return QueueLease(queue: queue, expiringAfter: duration)
+    }
+
+    // MARK: For InMemoryTokenStore
+
+    /// The store's token, or `nil` when it cannot be read.
+    var currentToken: OAuthToken? { try? store.load() }
+
+    /// Saves `token` whatever the generation (a plain ``TokenStore/save(_:)``).
+    func replace(with token: OAuthToken?) {
+        _ = try? write(token, change: .saving(token), ifGeneration: nil)
+    }
+}
+
+/// A lease on a ``LeaseQueue``, released once: by its holder, or when it expires.
+final class QueueLease: TokenLease {
+    private let queue: LeaseQueue
+    private let released = Locked(false)
+
+    init(queue: LeaseQueue, expiringAfter duration: TimeInterval) {
+        self.queue = queue
+        let expiry = duration
+        Task { [weak self] in
+            guard (try? await Delay.sleep(seconds: expiry)) != nil else { return }
+            self?.release()
+        }
+    }
+
+    func release() {
+        let first = released.withLock { released in
+            defer { released = true }
+            return !released
+        }
+        if first { queue.release() }
+    }
+}

@@ -1,0 +1,237 @@
+import Courier
+import CourierTestServerTargets
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One process of the cross-process integration tests: sessions on `FileTokenStore`s of a
+/// shared token file, sending signed requests to the test server, and telling the test what
+/// happens on standard output, one line per event:
+///
+/// - `READY` once set up; in `work` mode it then waits for a line `GO` on standard input
+///   (unless `--go`), so all processes start together;
+/// - `REFRESH` each time one of its refresh closures calls the token endpoint;
+/// - `STALLED` when a refresh claimed the stall file (`--stall-file`): that refresh then never
+///   returns, holding the lease, until the test kills the process (`kill -9`);
+/// - `DONE requests=… ok=… auth=… other=… logouts=… refreshes=…` at the end;
+/// - `CHECK needsSignIn=… ok=…` in `check` mode (a fresh process that uses the file).
+///
+/// ```
+/// CourierCrossProcessChild --server URL --token-file PATH [--mode work|check] [--sessions K]
+///     [--workers N] [--duration S] [--interval S] [--leeway S] [--stall-file PATH] [--go]
+/// ```
+@main
+enum CrossProcessChild {
+    static func main() async {
+        let options: Options
+        do {
+            options = try Options(CommandLine.arguments.dropFirst())
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            exit(2)
+        }
+        switch options.mode {
+        case "check": exit(await check(options))
+        default: exit(await work(options))
+        }
+    }
+
+    // MARK: Modes
+
+    /// Sends signed requests from `workers` tasks per session until `duration` has passed.
+    static func work(_ options: Options) async -> Int32 {
+        let tally = Tally()
+        let sessions = (0..<options.sessions).map { _ in makeSession(options, tally: tally) }
+        for session in sessions {
+            Task {
+                for await event in session.events where event == .sessionExpired { tally.add(\.logouts) }
+            }
+        }
+        say("READY")
+        if !options.go {
+            guard readLine() == "GO" else { return 3 }
+        }
+        let deadline = ContinuousClock.now + .milliseconds(Int(options.duration * 1000))
+        await withTaskGroup(of: Void.self) { group in
+            for session in sessions {
+                let provider = RefreshableProvider<ChildAPI>(
+                    auth: session, authPlugin: AuthPlugin(auth: session, refreshLeeway: options.leeway))
+                for worker in 0..<options.workers {
+                    group.addTask {
+                        var index = 0
+                        while ContinuousClock.now < deadline {
+                            index += 1
+                            await send(provider, ChildAPI(base: options.server, path: "api/w\(worker)/\(index)"), tally)
+                            try? await Task.sleep(for: .milliseconds(Int(options.interval * 1000)))
+                        }
+                    }
+                }
+            }
+        }
+        let counts = tally.counts
+        say(
+            "DONE requests=\(counts.requests) ok=\(counts.ok) auth=\(counts.auth) other=\(counts.other) "
+                + "logouts=\(counts.logouts) refreshes=\(counts.refreshes) \(counts.firstFailure)")
+        return 0
+    }
+
+    /// A fresh process on the file: it must need no sign-in and its request must succeed.
+    static func check(_ options: Options) async -> Int32 {
+        let tally = Tally()
+        let session = makeSession(options, tally: tally)
+        let needsSignIn = await session.needsSignIn
+        let provider = RefreshableProvider<ChildAPI>(auth: session)
+        await send(provider, ChildAPI(base: options.server, path: "api/check"), tally)
+        say("CHECK needsSignIn=\(needsSignIn) ok=\(tally.counts.ok) \(tally.counts.firstFailure)")
+        return 0
+    }
+
+    // MARK: Pieces
+
+    static func makeSession(_ options: Options, tally: Tally) -> AuthSession {
+        let tokens = Provider<TokenEndpoint>()
+        let server = options.server
+        let stallFile = options.stallFile
+        return AuthSession(
+            store: FileTokenStore(url: options.tokenFile),
+            refresh: { token in
+                if let stallFile, unlink(stallFile) == 0 {
+                    // Chosen to be killed while it holds the lease, before its refresh reaches
+                    // the server.
+                    say("STALLED")
+                    while true { try await Task.sleep(for: .seconds(3600)) }
+                }
+                tally.add(\.refreshes)
+                say("REFRESH")
+                let response = try await tokens.request(
+                    TokenEndpoint(base: server, grant: .refresh(token.refreshToken ?? "")))
+                return try OAuthToken(response: response)
+            },
+            // Tokens live seconds here; the guard against refresh loops must not count an
+            // ordinary rotation as one.
+            refreshWindow: RefreshWindow(interval: 1, maximumAttempts: 5))
+    }
+
+    static func send(_ provider: RefreshableProvider<ChildAPI>, _ target: ChildAPI, _ tally: Tally) async {
+        tally.add(\.requests)
+        do {
+            let response = try await provider.request(target)
+            if response.statusCode == 200 {
+                tally.add(\.ok)
+            } else if response.statusCode == 401 {
+                tally.fail(\.auth, "401 after replay")
+            } else {
+                tally.fail(\.other, "status \(response.statusCode)")
+            }
+        } catch {
+            if case .authentication = error {
+                tally.fail(\.auth, "\(error)")
+            } else {
+                tally.fail(\.other, "\(error)")
+            }
+        }
+    }
+
+    /// One line on standard output, written at once (never buffered: the test reads it live).
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
+
+/// A protected route of the test server.
+struct ChildAPI: TargetType, AccessTokenAuthorizable {
+    let base: URL
+    let path: String
+    var baseURL: URL { base }
+    var method: HTTPMethod { .get }
+    var task: RequestTask { .requestPlain }
+    var headers: [String: String]? { nil }
+    var authorizationType: AuthorizationType? { .bearer }
+}
+
+/// What happened in this process, counted from every task.
+final class Tally: Sendable {
+    struct Counts: Sendable {
+        var requests = 0
+        var ok = 0
+        var auth = 0
+        var other = 0
+        var logouts = 0
+        var refreshes = 0
+        var firstFailure = ""
+    }
+
+    private let state = Locked(Counts())
+
+    var counts: Counts { state.withLock { $0 } }
+
+    func add(_ field: WritableKeyPath<Counts, Int>) {
+        state.withLock { $0[keyPath: field] += 1 }
+    }
+
+    func fail(_ field: WritableKeyPath<Counts, Int>, _ reason: String) {
+        state.withLock { counts in
+            counts[keyPath: field] += 1
+            if counts.firstFailure.isEmpty {
+                counts.firstFailure = "first-failure=" + reason.replacingOccurrences(of: "\n", with: " ")
+            }
+        }
+    }
+}
+
+struct Options {
+    var server = URL(string: "http://127.0.0.1:1")!
+    var tokenFile = URL(fileURLWithPath: "/tmp/token.json")
+    var mode = "work"
+    var sessions = 1
+    var workers = 2
+    var duration: Double = 3
+    var interval: Double = 0.02
+    var leeway: Double = 0.5
+    var stallFile: String?
+    var go = false
+
+    struct Invalid: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    init(_ arguments: ArraySlice<String>) throws {
+        var remaining = arguments
+        func value(_ flag: String) throws -> String {
+            guard let value = remaining.popFirst() else { throw Invalid(description: "\(flag) needs a value") }
+            return value
+        }
+        func number(_ flag: String) throws -> Double {
+            let text = try value(flag)
+            guard let number = Double(text), number.isFinite, number >= 0 else {
+                throw Invalid(description: "\(flag): \(text)")
+            }
+            return number
+        }
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--server":
+                let text = try value(argument)
+                guard let url = URL(string: text) else { throw Invalid(description: "--server: \(text)") }
+                server = url
+            case "--token-file": tokenFile = URL(fileURLWithPath: try value(argument))
+            case "--mode": mode = try value(argument)
+            case "--sessions": sessions = max(1, Int(try number(argument)))
+            case "--workers": workers = max(1, Int(try number(argument)))
+            case "--duration": duration = try number(argument)
+            case "--interval": interval = try number(argument)
+            case "--leeway": leeway = try number(argument)
+            case "--stall-file": stallFile = try value(argument)
+            case "--go": go = true
+            default: throw Invalid(description: "unknown argument \(argument)")
+            }
+        }
+    }
+}

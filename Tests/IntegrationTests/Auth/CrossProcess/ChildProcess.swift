@@ -1,0 +1,118 @@
+import Courier
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One running `CourierCrossProcessChild`, whose standard output arrives as lines, as the
+/// child writes them.
+final class ChildProcess: Sendable {
+    /// The lines the child writes, until it exits.
+    let lines: AsyncStream<String>
+    let pid: Int32
+    /// The process and its standard input; the process object must live until the child is
+    /// reaped.
+    private let handles: Locked<(process: Process, input: FileHandle)>
+
+    /// Starts the child with `arguments`.
+    init(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = try Self.executable()
+        process.arguments = arguments
+        let output = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        try process.run()
+        pid = process.processIdentifier
+        handles = Locked((process, input.fileHandleForWriting))
+        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+        self.lines = lines
+        let reading = output.fileHandleForReading
+        // A blocking read on a thread of its own, never on the cooperative pool.
+        let thread = Thread {
+            var pending = Data()
+            while true {
+                let chunk = reading.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    continuation.yield(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    pending = Data(pending[pending.index(after: newline)...])
+                }
+            }
+            continuation.finish()
+        }
+        thread.start()
+    }
+
+    /// Writes a line to the child's standard input.
+    func send(_ line: String) {
+        handles.withLock { try? $0.input.write(contentsOf: Data((line + "\n").utf8)) }
+    }
+
+    /// `kill -9`.
+    func kill() {
+        _ = systemKill(pid, SIGKILL)
+    }
+
+    /// Kills the child if it still runs and closes its input (cleanup after a failed test).
+    func stop() {
+        handles.withLock { handles in
+            if handles.process.isRunning { _ = systemKill(pid, SIGKILL) }
+            try? handles.input.close()
+        }
+    }
+
+    private func systemKill(_ pid: Int32, _ signal: Int32) -> Int32 {
+        #if canImport(Glibc)
+            Glibc.kill(pid, signal)
+        #else
+            Darwin.kill(pid, signal)
+        #endif
+    }
+
+    /// `CourierCrossProcessChild`, built beside the test bundle by `swift build --build-tests`
+    /// (or the path in `COURIER_CROSSPROCESS_CHILD`).
+    static func executable() throws -> URL {
+        if let path = ProcessInfo.processInfo.environment["COURIER_CROSSPROCESS_CHILD"] {
+            return URL(fileURLWithPath: path)
+        }
+        let name = "CourierCrossProcessChild"
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        // On Linux the tests are an executable beside it; on macOS, inside an .xctest bundle.
+        for _ in 0..<5 {
+            let candidate = directory.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        throw ChildMissing(description: "\(name) was not found beside the tests; run `swift build --build-tests`")
+    }
+
+    struct ChildMissing: Error, CustomStringConvertible {
+        let description: String
+    }
+}
+
+/// What a child's `DONE` (or `CHECK`) line reports.
+struct ChildReport: Equatable {
+    var values: [String: Int] = [:]
+    var text = ""
+
+    init?(_ line: String, prefix: String) {
+        guard line.hasPrefix(prefix + " ") else { return nil }
+        text = line
+        for field in line.dropFirst(prefix.count + 1).split(separator: " ") {
+            let parts = field.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
+            if parts.count == 2, parts[1] == "true" { values[String(parts[0])] = 1 }
+            if parts.count == 2, parts[1] == "false" { values[String(parts[0])] = 0 }
+        }
+    }
+
+    subscript(_ key: String) -> Int { values[key] ?? -1 }
+}
