@@ -146,8 +146,22 @@ struct RefreshBehaviourTests {
             failures += 1
             if failures == announcements { break }
         }
-        let response = try await fixture.provider.request(fixture.api("api/t"), as: Protected.self)
-        #expect(response.ok)
+        // The next request refreshes and succeeds. On a machine so busy that this refresh, too,
+        // outlives the 1 s time-out, its request fails with the time-out, the refresh goes on
+        // and is adopted (announced as refreshed), and the request after it succeeds.
+        var retried: Protected?
+        do {
+            retried = try await fixture.provider.request(fixture.api("api/t"), as: Protected.self)
+        } catch {
+            guard case .authentication(.refreshFailed(let late)) = error, late is RefreshTimeout else {
+                throw error
+            }
+        }
+        if retried == nil {
+            for await event in events where event == .refreshed { break }
+            retried = try await fixture.provider.request(fixture.api("api/t"), as: Protected.self)
+        }
+        #expect(retried?.ok == true)
         #expect(try fixture.storedToken()?.refreshToken != storedBefore.refreshToken, "rotated on success")
     }
 
