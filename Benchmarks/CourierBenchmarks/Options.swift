@@ -4,7 +4,7 @@ import Foundation
 struct Options: Sendable {
     /// The scenarios, in the order they run.
     enum Scenario: String, CaseIterable, Sendable {
-        case pipeline, loopback, storm, gatedstorm, crossprocess, queue, soak, upload, faultsoak, bomb
+        case pipeline, loopback, storm, gatedstorm, crossprocess, queue, soak, upload, faultsoak, bomb, redaction
     }
 
     var quick = false
@@ -31,7 +31,7 @@ struct Options: Sendable {
 
         The usual way to run everything: scripts/bench [--quick] [--json FILE]
 
-        For profilers: --spin floor|pipeline|stub COUNT runs only that loop, COUNT times.
+        For profilers: --spin floor|pipeline|stub|telemetry COUNT runs only that loop, COUNT times.
         """
 
     struct Invalid: Error, CustomStringConvertible {

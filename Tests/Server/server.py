@@ -73,6 +73,7 @@ FAULT_MODES = {
     "missing_access_token",
     "invalid_grant",
     "invalid_client",
+    "huge_access_token",
 }
 
 COUNTER_NAMES = (
@@ -1202,6 +1203,19 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
         if mode == "invalid_client":
             headers = [("WWW-Authenticate", 'Basic realm="oauth"')] if challenge else []
             return self._send_json(401, {"error": "invalid_client"}, headers)
+        if mode == "huge_access_token":
+            # 200 with a 1 MiB access token (no server takes an Authorization header that long)
+            # and a rotated refresh token that was never issued: a client that stores this
+            # answer has lost its session. The presented refresh token stays valid.
+            return self._send_json(
+                200,
+                {
+                    "access_token": "at-huge-" + "x" * (1 << 20),
+                    "token_type": "Bearer",
+                    "expires_in": 3600,
+                    "refresh_token": "rt-never-issued",
+                },
+            )
         raise RuntimeError(f"unknown token fault mode {mode!r}")
 
     def _bearer_token(self) -> tuple[bool, str | None]:

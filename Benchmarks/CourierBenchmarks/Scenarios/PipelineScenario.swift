@@ -27,6 +27,15 @@ struct PipelineScenario {
             plugins: plugins)
     }
 
+    /// The same with a ``TelemetryPlugin`` whose telemetry does nothing: what turning
+    /// telemetry on costs the pipeline itself.
+    static func makeTelemetryProvider() -> Provider<PipelineAPI> {
+        Provider<PipelineAPI>(
+            transport: ImmediateTransport(
+                statusCode: 200, data: smallJSONBody, headers: ["Content-Type": "application/json"]),
+            plugins: plugins + [TelemetryPlugin(NoOpTelemetry())])
+    }
+
     /// The same through the stub path.
     static func makeStubProvider() -> Provider<PipelineAPI> {
         Provider<PipelineAPI>(stubClosure: Provider.immediatelyStub, plugins: plugins)
@@ -43,8 +52,11 @@ struct PipelineScenario {
                 _ = try await Timing.perCall(count) { try await transportProvider.request(.item).statusCode }
             case "stub":
                 _ = try await Timing.perCall(count) { try await stubProvider.request(.item).statusCode }
+            case "telemetry":
+                let telemetryProvider = makeTelemetryProvider()
+                _ = try await Timing.perCall(count) { try await telemetryProvider.request(.item).statusCode }
             default:
-                progress("unknown variant \(variant): floor, pipeline or stub")
+                progress("unknown variant \(variant): floor, pipeline, stub or telemetry")
                 return 2
             }
         } catch {
@@ -56,6 +68,7 @@ struct PipelineScenario {
 
     func run() async throws -> ScenarioResult {
         let transportProvider = Self.makeTransportProvider()
+        let telemetryProvider = Self.makeTelemetryProvider()
         let stubProvider = Self.makeStubProvider()
         let count = requestsPerRound
         let callbackQueue = DispatchQueue(label: "CourierBenchmarks.callbacks")
@@ -67,6 +80,9 @@ struct PipelineScenario {
             },
             .init(name: "stub") {
                 try await Timing.perCall(count) { try await stubProvider.request(.item).statusCode }
+            },
+            .init(name: "telemetry") {
+                try await Timing.perCall(count) { try await telemetryProvider.request(.item).statusCode }
             },
             .init(name: "response") { Timing.perCall(count) { Self.buildResponse() } },
             .init(name: "decode") { try Timing.perCall(count) { try Self.decodeBody() } },
@@ -80,7 +96,7 @@ struct PipelineScenario {
         let samples = try await Interleaved.run(rounds: rounds, variants)
         // CPU time of the measuring thread where valid (see PerCall), wall clock otherwise.
         // (The Task and completion-handler loops hop threads by design: wall clock only.)
-        let cpuValid = ["floor", "pipeline", "stub", "response", "decode"].allSatisfy { name in
+        let cpuValid = ["floor", "pipeline", "stub", "telemetry", "response", "decode"].allSatisfy { name in
             samples[name]!.allSatisfy { $0.cpu != nil }
         }
         func best(_ name: String) -> [Double] { samples[name]!.map { cpuValid ? $0.best : $0.wall } }
@@ -91,6 +107,8 @@ struct PipelineScenario {
         let stub = Summary(best("stub"))
         let pipelineRatio = Summary.ratios(best("pipeline"), best("floor"))
         let stubRatio = Summary.ratios(best("stub"), best("floor"))
+        let telemetry = Summary(best("telemetry"))
+        let telemetryCost = Summary(zip(best("telemetry"), best("pipeline")).map { $0 - $1 })
         let response = Summary(best("response"))
         let decode = Summary(best("decode"))
         let task = Summary(wall("task"))
@@ -103,6 +121,8 @@ struct PipelineScenario {
         result.set("pipeline_floor_ratio", pipelineRatio)
         result.set("stub_floor_ratio", stubRatio)
         result.set("pipeline_clock", cpuValid ? "thread_cpu" : "wall")
+        result.set("pipeline_telemetry_us_per_request", telemetry)
+        result.set("pipeline_telemetry_us", telemetryCost)
         result.set("pipeline_wall_us_per_request", Summary(wall("pipeline")))
         result.set("stub_wall_us_per_request", Summary(wall("stub")))
         result.set("pipeline_floor_wall_us", Summary(wall("floor")))
@@ -127,6 +147,9 @@ struct PipelineScenario {
                 scenario: scenario, metric: "  ÷ floor", measured: pipelineRatio.formatted(2, unit: "×"),
                 target: "≤ \(Self.pipelineTarget)×",
                 verdict: pipelineRatio.median <= Self.pipelineTarget ? .met : .missed),
+            Row(
+                scenario: scenario, metric: "  with a TelemetryPlugin (no-op telemetry): added per request",
+                measured: telemetryCost.formatted(2, unit: "µs")),
             Row(
                 scenario: scenario, metric: "Provider + immediatelyStub, 3 plugins",
                 measured: stub.formatted(2, unit: "µs")),
@@ -202,4 +225,14 @@ struct PipelineScenario {
             }
         }
     }
+}
+
+/// Telemetry that records nothing: what the pipeline's own telemetry work costs.
+struct NoOpTelemetry: RequestTelemetry {
+    func attemptStarted(_ attempt: TelemetryAttempt) -> any TelemetrySpan { NoOpSpan() }
+}
+
+/// A span that records nothing.
+struct NoOpSpan: TelemetrySpan {
+    func end(_ outcome: TelemetryOutcome) {}
 }

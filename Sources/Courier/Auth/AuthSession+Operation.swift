@@ -96,6 +96,8 @@ extension AuthSession {
         private func save(_ token: OAuthToken, change: TokenChange, over stored: StoredToken) -> (
             StateMachine.Outcome, (any Error)?
         ) {
+            // A token that cannot be sent is never stored: it fails like an unreadable answer.
+            if case .failure(let problem) = OAuthToken.checked(token) { return (.transient, problem) }
             do {
                 if let generation = try coordinator.write(token, change: change, ifGeneration: stored.generation) {
                     return (.renewed(token, generation: generation), nil)

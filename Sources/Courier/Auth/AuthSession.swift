@@ -230,8 +230,10 @@ public actor AuthSession {
     /// refresh still in flight is cancelled and its answer ignored. Sessions sharing the store
     /// adopt it before their next request.
     ///
-    /// - Throws: the store's error; the session is then unchanged.
+    /// - Throws: ``TokenValidationError`` for a token that cannot be sent (see
+    ///   ``OAuthToken/validate()``), or the store's error; the session is then unchanged.
     public func signIn(_ token: OAuthToken) throws {
+        try token.validate()
         let generation = try coordinator.write(token, change: .signedIn, ifGeneration: nil)
         perform(state.withLock { $0.signedIn(token, generation: generation) })
     }

@@ -141,8 +141,11 @@ extension Provider {
             guard error.isCancelled else { return .failure(error) }
             return notifyUnsent(.failure(.cancelled), target: call.erased)
         }
-        notifyWillSend(prepared, target: call.erased)
-        let result = await perform(prepared, call: call)
+        var request = prepared
+        let span = telemetry.map { AttemptTelemetry($0, request: &request, call: call) }
+        notifyWillSend(request, target: call.erased)
+        let result = await perform(request, call: call)
+        span?.end(result)
         return finish(result, call: call)
     }
 

@@ -118,6 +118,8 @@ open class Provider<Target: TargetType>: @unchecked Sendable {  // only `let`s
     /// Whether a plugin signs requests (an ``AuthPlugin``): only then is a target asked how
     /// it is signed.
     let signs: Bool
+    /// The first ``TelemetryPlugin`` among the plugins: each attempt is then a span.
+    let telemetry: TelemetryPlugin?
 
     /// Creates a provider; every argument has Moya's default.
     ///
@@ -177,6 +179,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {  // only `let`s
         self.signs = preparation.contains { step in
             if case .signing = step { true } else { false }
         }
+        self.telemetry = plugins.lazy.compactMap { $0 as? TelemetryPlugin }.first
         self.retryPolicy = retryPolicy
     }
 

@@ -77,6 +77,23 @@ public protocol TargetType {
     /// by. A ``RetryableTarget`` gives it there; otherwise it follows the method
     /// (``HTTPMethod/isIdempotent``).
     var isIdempotent: Bool { get }
+
+    /// A low-cardinality name for this call, for telemetry: the span name is
+    /// `{method} {route}` and OpenTelemetry's `url.template` is the route. Never the raw path
+    /// with its ids, so that every `GET users/{name}` lands in one series.
+    ///
+    /// Defaults to the type and case name (`GitHub.user`); give it the path template when
+    /// your dashboards want one:
+    ///
+    /// ```swift
+    /// var route: String {
+    ///     switch self {
+    ///     case .user: "users/{name}"
+    ///     case .zen: "zen"
+    ///     }
+    /// }
+    /// ```
+    var route: String { get }
 }
 
 extension TargetType {
@@ -94,6 +111,12 @@ extension TargetType {
             return authorizable.authorizationType
         }
         return .bearer
+    }
+
+    /// The type and case name, such as `GitHub.user` (the type name alone for a target that
+    /// is not an enum, or that describes itself with `CustomStringConvertible`).
+    public var route: String {
+        TargetRoute.name(of: self)
     }
 
     /// The target's ``RetryableTarget/isIdempotent`` when it conforms, else its method's

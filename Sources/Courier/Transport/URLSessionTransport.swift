@@ -159,13 +159,20 @@ public final class URLSessionTransport: HTTPTransport {
     /// file of its own (on Linux, a cancelled `downloadTask` leaves its partial file in
     /// `/tmp`).
     public func send(_ request: TransportRequest) async throws -> Response {
-        let deadline = DispatchTime.now() + .nanoseconds(Int(Delay.nanoseconds(resourceTimeout)))
+        let started = DispatchTime.now()
+        let deadline = started + .nanoseconds(Int(Delay.nanoseconds(resourceTimeout)))
         var hop = request
         var redirects = 0
+        var sentBytes: Int64 = 0
         while true {
             let outcome = try await send(hop: hop, originalRequest: request.urlRequest, deadline: deadline)
+            sentBytes += outcome.hop.sentBytes
             guard let next = outcome.redirect else {
-                return try await placed(outcome, destination: request.downloadDestination)
+                let response = try await placed(outcome, destination: request.downloadDestination)
+                return response.withMetrics(
+                    Self.metrics(
+                        of: outcome.hop, started: started.uptimeNanoseconds, sentBytes: sentBytes,
+                        redirects: redirects))
             }
             guard redirects < HTTPRedirect.maximumRedirects else {
                 throw URLSessionTransportDelegate.tooManyRedirectsError(
@@ -211,6 +218,27 @@ public final class URLSessionTransport: HTTPTransport {
             // need; `cancel()` waits for the queue. (The deadlock corelibs' `data(for:)` had.)
             URLSessionTransportDelegate.cancelSoon(task)
         }
+    }
+
+    /// What the attempt cost: on Linux, where swift-corelibs-foundation delivers no task
+    /// metrics (swift-corelibs-foundation #4988), what the transport measured itself — the
+    /// total, the time to the answer's head, the bytes — and, where the platform measures the
+    /// task, the rest of its figures for the last hop.
+    static func metrics(
+        of last: URLSessionTransportDelegate.HopMeasurement, started: UInt64, sentBytes: Int64, redirects: Int
+    )
+        -> TransferMetrics
+    {
+        let ended = DispatchTime.now().uptimeNanoseconds
+        var metrics = last.platform ?? TransferMetrics()
+        metrics.total = Double(ended &- started) / 1_000_000_000
+        if let respondedAt = last.respondedAt {
+            metrics.timeToFirstByte = Double(respondedAt &- started) / 1_000_000_000
+        }
+        metrics.bytesSent = max(sentBytes, metrics.bytesSent ?? 0)
+        metrics.bytesReceived = metrics.bytesReceived ?? last.receivedBytes
+        metrics.redirectCount = redirects
+        return metrics
     }
 
     /// The response of a finished request; a download's file is placed where its

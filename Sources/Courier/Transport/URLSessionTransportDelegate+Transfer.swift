@@ -19,6 +19,7 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
                 return state.interimResponses > Self.maximumInterimResponses ? .cancel : .allow
             }
             state.response = httpResponse
+            state.respondedAt = DispatchTime.now().uptimeNanoseconds
             // A redirect the transport follows: its body is dropped, the next hop is sent.
             if let httpResponse, case .follow(let next) = HTTPRedirect.decide(after: state.hop, response: httpResponse)
             {
@@ -92,7 +93,11 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
-        let report = withState(task) { state in state.reportsUpload ? (state.progress, state.uploadSize) : nil } ?? nil
+        let report =
+            withState(task) { state in
+                state.sentBytes = totalBytesSent
+                return state.reportsUpload ? (state.progress, state.uploadSize) : nil
+            } ?? nil
         guard let (progress, uploadSize) = report, let progress else { return }
         progress(totalBytesSent, totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : uploadSize)
     }
@@ -222,9 +227,12 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
         let response = Response(
             statusCode: httpResponse.statusCode, data: state.redirect == nil ? state.data : Data(),
             request: state.originalRequest, response: httpResponse)
+        let hop = HopMeasurement(
+            respondedAt: state.respondedAt, sentBytes: state.sentBytes, receivedBytes: state.receivedBytes,
+            platform: state.platformMetrics)
         return .success(
             Outcome(
                 response: response, httpResponse: httpResponse, downloadedFile: downloadedFile,
-                redirect: state.redirect))
+                redirect: state.redirect, hop: hop))
     }
 }

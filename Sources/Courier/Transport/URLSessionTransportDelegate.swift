@@ -39,6 +39,13 @@ final class URLSessionTransportDelegate: NSObject, Sendable {
         var response: HTTPURLResponse?
         var data = Data()
         var receivedBytes: Int64 = 0
+        /// When the answer's head arrived (monotonic nanoseconds), for the metrics' time to
+        /// first byte.
+        var respondedAt: UInt64?
+        /// Bytes of body sent, as `URLSession` reported them.
+        var sentBytes: Int64 = 0
+        /// The platform's own measurements of the task, where it makes them (not on Linux).
+        var platformMetrics: TransferMetrics?
         /// The temporary file of a download whose answer is a success.
         var download: DownloadFile?
         /// Writing the download failed; the task was cancelled because of it.
@@ -99,6 +106,18 @@ final class URLSessionTransportDelegate: NSObject, Sendable {
         let downloadedFile: URL?
         /// The request to send next, when the response is a redirect the transport follows.
         let redirect: TransportRequest?
+        /// What this hop measured.
+        let hop: HopMeasurement
+    }
+
+    /// What one hop of a request measured, for its ``TransferMetrics``.
+    struct HopMeasurement: Sendable {
+        /// When the answer's head arrived (monotonic nanoseconds).
+        let respondedAt: UInt64?
+        let sentBytes: Int64
+        let receivedBytes: Int64
+        /// The platform's own measurements, where it makes them.
+        let platform: TransferMetrics?
     }
 
     /// The most interim (1xx) responses one request may receive before its answer: a server
