@@ -59,7 +59,8 @@ let package = Package(
         .executableTarget(
             name: "CourierBenchmarks",
             dependencies: [
-                "Courier", "CourierTesting", "CourierTestServer", "CourierTestServerTargets", "CourierSoak",
+                "Courier", "CourierPlugins", "CourierTesting", "CourierTestServer", "CourierTestServerTargets",
+                "CourierSoak",
             ],
             path: "Benchmarks/CourierBenchmarks"
         ),

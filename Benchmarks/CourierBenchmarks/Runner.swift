@@ -67,6 +67,8 @@ struct Runner {
             return try await FaultSoakScenario(seconds: quick ? 12 : 120).run()
         case .bomb:
             return try await BombMemoryScenario(megabytes: 200, spinners: 8, runs: quick ? 2 : 5).run()
+        case .redaction:
+            return try await RedactionScenario(rounds: quick ? 5 : 11, repetitions: quick ? 3 : 5).run()
         }
     }
 }

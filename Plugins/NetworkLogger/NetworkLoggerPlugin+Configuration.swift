@@ -30,7 +30,13 @@ extension NetworkLoggerPlugin {
         /// What is hidden. Redaction happens before any formatter sees a body.
         public let redaction: Redaction
         /// Bodies whose text is longer than this many characters are cut, with their size
-        /// in bytes shown.
+        /// in bytes shown: `… (truncated, 2097152 bytes in all)`.
+        ///
+        /// The body is redacted first, then formatted, then cut, so a cut never shows part of
+        /// a secret. A body larger than 1 MiB is redacted and formatted only as far as it can
+        /// be shown (four bytes per character at most, and some room; a secret value that
+        /// starts there is hidden whole), so it is not read to its end; the formatter then sees
+        /// that beginning only.
         public let maximumBodyLength: Int
 
         /// Creates a configuration.
@@ -138,6 +144,10 @@ extension NetworkLoggerPlugin.Configuration {
         public static let errorResponseBody = LogOptions(rawValue: 1 << 5)
         /// The response's headers (redacted).
         public static let responseHeaders = LogOptions(rawValue: 1 << 6)
+        /// What the attempt cost on the wire (``Courier/TransferMetrics/summary``), in one line:
+        /// `Metrics: total 12.4 ms (dns 0.1, connect 0.3, tls 2, first byte 9.8); sent 212 B,
+        /// received 1.2 KB; h2, reused`.
+        public static let metrics = LogOptions(rawValue: 1 << 7)
 
         /// Method and headers of requests, and headers of responses.
         public static let `default`: LogOptions = [requestMethod, requestHeaders, responseHeaders]

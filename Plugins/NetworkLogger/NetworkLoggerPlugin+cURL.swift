@@ -39,8 +39,12 @@ extension NetworkLoggerPlugin {
         }
         var comment: String?
         if let body = request.httpBody, !body.isEmpty {
-            let redacted = redaction.redact(body: body, contentType: request.value(forHTTPHeaderField: "Content-Type"))
-            if let text = String(data: redacted, encoding: .utf8), text.count <= configuration.maximumBodyLength {
+            // Redacted only as far as it could be shown (4 bytes per character at most).
+            let limit = max(0, configuration.maximumBodyLength)
+            let redacted = redaction.redact(
+                body: body, contentType: request.value(forHTTPHeaderField: "Content-Type"),
+                limit: limit <= (Int.max - 4) / 4 ? limit * 4 + 4 : nil)
+            if redacted.isComplete, let text = String(data: redacted.data, encoding: .utf8), text.count <= limit {
                 arguments += ["--data-raw", Self.shellQuoted(text)]
             } else {
                 comment = "# request body of \(body.count) bytes not shown"

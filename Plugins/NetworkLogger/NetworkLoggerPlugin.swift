@@ -15,8 +15,16 @@ import Foundation
 /// `access_token`, `refresh_token`, `id_token`, `password`, `client_secret`… fields of JSON
 /// bodies, form bodies and query strings are replaced by `<redacted>`, in every line the
 /// plugin writes, the cURL form and the error line included. JSON bodies are printed as the
-/// server sent them (key order, numbers and layout kept) with only secret values replaced.
-/// Bodies longer than ``Configuration/maximumBodyLength`` are cut, with their size shown.
+/// server sent them (key order, numbers and layout kept) with only secret values replaced,
+/// whatever their depth and type.
+///
+/// Bodies longer than ``Configuration/maximumBodyLength`` characters (4,096 by default) are
+/// cut: the line shows their beginning and then `… (truncated, 2097152 bytes in all)`. A body
+/// is redacted before it is cut, never after, so a cut shows no part of a secret and a secret
+/// that starts before the cut is still hidden whole. Up to 1 MiB, bodies are redacted and
+/// formatted whole (a pretty-printing formatter sees the whole document); of a larger body
+/// only the part that can be shown is redacted and formatted (a secret value that starts in
+/// it is still hidden whole), so a 30 MB body is not read to the end to print 4 KB of it.
 ///
 /// ```swift
 /// let logger = NetworkLoggerPlugin(
@@ -67,10 +75,10 @@ public struct NetworkLoggerPlugin: PluginType {
         }
         if options.contains(.requestBody) {
             if let body = request.httpBody {
-                let redacted = redactor.redact(
-                    body: body, contentType: request.value(forHTTPHeaderField: "Content-Type"))
-                entries.append(
-                    entry("Request Body", formatBody(redacted, with: configuration.formatter.requestData), target))
+                let text = bodyText(
+                    body, contentType: request.value(forHTTPHeaderField: "Content-Type"),
+                    formatter: configuration.formatter.requestData)
+                entries.append(entry("Request Body", text, target))
             } else if request.httpBodyStream != nil {
                 entries.append(entry("Request Body", "(streamed body, not logged)", target))
             }
@@ -106,12 +114,15 @@ public struct NetworkLoggerPlugin: PluginType {
             }
             entries.append(entry("Response Headers", redactor.describe(headers: headers), target))
         }
+        if options.contains(.metrics), let metrics = response.metrics {
+            entries.append(entry("Metrics", metrics.summary, target))
+        }
         let logsBody = isError ? options.contains(.errorResponseBody) : options.contains(.successResponseBody)
         if logsBody, !response.data.isEmpty {
             let contentType = response.response?.value(forHTTPHeaderField: "Content-Type")
-            let redacted = redactor.redact(body: response.data, contentType: contentType)
-            entries.append(
-                entry("Response Body", formatBody(redacted, with: configuration.formatter.responseData), target))
+            let text = bodyText(
+                response.data, contentType: contentType, formatter: configuration.formatter.responseData)
+            entries.append(entry("Response Body", text, target))
         }
         return entries
     }
@@ -120,11 +131,21 @@ public struct NetworkLoggerPlugin: PluginType {
         configuration.formatter.entry(identifier, message, target)
     }
 
-    /// Formats an already redacted body and cuts it to the configured length.
-    private func formatBody(_ body: Data, with formatter: Configuration.DataFormatter) -> String {
-        let text = formatter(body)
+    /// Bodies up to this size are redacted and formatted whole; of a larger one, only the
+    /// part that can be shown is.
+    static let wholeBodyLimit = 1 << 20
+
+    /// `body` redacted, formatted and cut to the configured length — in that order, so a cut
+    /// never shows part of a secret nor stops a secret from being found.
+    private func bodyText(_ body: Data, contentType: String?, formatter: Configuration.DataFormatter) -> String {
         let limit = max(0, configuration.maximumBodyLength)
-        guard text.count > limit else { return text }
-        return "\(text.prefix(limit))… (truncated, \(body.count) bytes in all)"
+        // A character takes at most 4 bytes; the rest is room for a formatter that drops some.
+        let bytesShown = limit <= (Int.max - 1024) / 4 ? limit * 4 + 1024 : nil
+        let redacted = configuration.redaction.redact(
+            body: body, contentType: contentType, limit: body.count > Self.wholeBodyLimit ? bytesShown : nil)
+        let text = formatter(redacted.data)
+        let cut = text.index(text.startIndex, offsetBy: limit, limitedBy: text.endIndex) ?? text.endIndex
+        guard cut < text.endIndex || !redacted.isComplete else { return text }
+        return "\(text[..<cut])… (truncated, \(body.count) bytes in all)"
     }
 }

@@ -12,6 +12,9 @@ import Foundation
 /// // … fire concurrent requests …
 /// #expect(refreshes.value == 1)
 /// ```
+///
+/// A test that must know the call happened before it goes on (the refresh has started, so
+/// the requests sent now wait for it) awaits ``wait(forAtLeast:)`` instead of sleeping.
 public final class CallCounter: Sendable {
     private let count = LockIsolated(0)
 
@@ -34,4 +37,26 @@ public final class CallCounter: Sendable {
 
     /// The count so far.
     public var value: Int { count.value }
+
+    /// Suspends until the count is at least `count`, and returns the count then: at once if
+    /// it is already, otherwise when the ``increment()`` that reaches it is made.
+    ///
+    /// ```swift
+    /// let refreshes = CallCounter()
+    /// let session = AuthSession(refresh: { token in
+    ///     refreshes.increment()
+    ///     return try await refreshToken(token)
+    /// })
+    /// let first = Task { try await provider.request(.profile) }
+    /// try await refreshes.wait(forAtLeast: 1)  // the refresh is under way now
+    /// ```
+    ///
+    /// There is no time-out: give the suite a `.timeLimit`, so that a call that never comes
+    /// fails the test instead of hanging it.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    @discardableResult
+    public func wait(forAtLeast count: Int) async throws -> Int {
+        try await self.count.wait { $0 >= count }
+    }
 }

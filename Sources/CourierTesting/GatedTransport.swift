@@ -12,15 +12,17 @@ import Foundation
 ///
 /// ```swift
 /// let transport = GatedTransport(answering: ClosureTransport.successful())
-/// let provider = Provider<MyAPI>(transport: transport, trackInflights: true)
+/// let provider = Provider<MyAPI>(transport: transport)
 /// let tasks = (0..<3).map { _ in Task { try await provider.request(.profile) } }
-/// // … wait until the requests have arrived (transport.requests.count) …
+/// try await transport.waitForWaitingRequests(3)  // all three are held at the gate now
 /// transport.open()
 /// ```
 ///
 /// A request whose task is cancelled while it waits fails with `CancellationError` at once
-/// and is counted in ``cancelledCount``. The gate has no time-out of its own: give a suite
-/// that uses it a `.timeLimit`, so a test that never opens the gate fails instead of hanging.
+/// and is counted in ``cancelledCount``. The `wait…` methods tell the test when requests have
+/// arrived, wait or were cancelled, so it never sleeps or polls. The gate has no time-out of
+/// its own: give a suite that uses it a `.timeLimit`, so a test that never opens the gate (or
+/// waits for requests that never come) fails instead of hanging.
 public final class GatedTransport: HTTPTransport, Sendable {
     private struct State: Sendable {
         var isOpen = false
@@ -49,6 +51,29 @@ public final class GatedTransport: HTTPTransport, Sendable {
 
     /// How many requests were cancelled while they waited at the gate.
     public var cancelledCount: Int { state.value.cancelled }
+
+    /// Waits until at least `count` requests have reached the gate since it was created,
+    /// whether they wait, passed or were cancelled.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    public func waitForRequests(_ count: Int) async throws {
+        try await state.wait { $0.requests.count >= count }
+    }
+
+    /// Waits until at least `count` requests wait at the (closed) gate at once.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    public func waitForWaitingRequests(_ count: Int) async throws {
+        try await state.wait { $0.waiters.count >= count }
+    }
+
+    /// Waits until at least `count` requests have been cancelled at the gate (see
+    /// ``cancelledCount``).
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    public func waitForCancellations(_ count: Int) async throws {
+        try await state.wait { $0.cancelled >= count }
+    }
 
     /// Lets every waiting request through, and every later one straight through.
     public func open() {

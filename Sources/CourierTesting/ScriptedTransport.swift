@@ -146,6 +146,24 @@ public final class ScriptedTransport: HTTPTransport, Sendable {
         state.withValue { $0.recorded.last }
     }
 
+    /// Waits until at least `count` requests have been sent to the transport (recorded,
+    /// whether answered yet or not): the way to know a request is under way — waiting for a
+    /// ``Reply/delayed(seconds:_:)`` reply, say — before the test cancels it.
+    ///
+    /// ```swift
+    /// transport.always(.delayed(seconds: 60, .status(200)), for: .any)
+    /// let task = Task { try await provider.request(.me) }
+    /// try await transport.waitForRequests(1)
+    /// task.cancel()
+    /// ```
+    ///
+    /// There is no time-out: give the suite a `.timeLimit`.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    public func waitForRequests(_ count: Int) async throws {
+        try await state.wait { $0.recorded.count >= count }
+    }
+
     /// How many queued replies have not been used yet (``always(_:for:)`` replies do not
     /// count). A test that expects every reply to be used checks that this is 0.
     public var pendingReplyCount: Int {

@@ -8,7 +8,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("NetworkActivityPlugin")
+@Suite("NetworkActivityPlugin", .timeLimit(.minutes(2)))
 struct NetworkActivityPluginTests {
     let changes = Collector<String>()
     var plugin: NetworkActivityPlugin {
@@ -47,11 +47,12 @@ struct NetworkActivityPluginTests {
     @Test("a cancelled request still ends")
     func cancelled() async throws {
         let transport = ScriptedTransport()
-        transport.always(.delayed(seconds: 10, .status(200)), for: .any)
+        // Longer than the suite's time limit: only the cancel ends it.
+        transport.always(.delayed(seconds: 3_600, .status(200)), for: .any)
         let provider = Provider<PluginTestTarget>.scripted(transport, plugins: [plugin])
 
         let task = Task { try await provider.request(PluginTestTarget()) }
-        while transport.requestCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        try await transport.waitForRequests(1)
         task.cancel()
         let result = await task.result
 
@@ -78,7 +79,8 @@ struct NetworkActivityPluginTests {
             let entered: CallCounter
             func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
                 _ = entered.increment()
-                for _ in 0..<1_000 where !Task.isCancelled { try? await Task.sleep(nanoseconds: 10_000_000) }
+                // A gate nobody opens: only the cancellation ends the wait.
+                try? await Gate().wait()
                 return request
             }
         }
@@ -95,7 +97,7 @@ struct NetworkActivityPluginTests {
             transport, plugins: [HoldUntilCancelled(entered: entered), plugin, SeesResult(seen: seen)])
 
         let task = Task { try await provider.request(PluginTestTarget()) }
-        for _ in 0..<5_000 where entered.value == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        try await entered.wait(forAtLeast: 1)
         task.cancel()
         _ = await task.result
 

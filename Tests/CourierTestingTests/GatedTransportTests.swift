@@ -18,21 +18,14 @@ struct GatedTransportTests {
         var headers: [String: String]? { nil }
     }
 
-    /// Waits (bounded) until `condition` holds.
-    func until(_ condition: () -> Bool) async throws {
-        for _ in 0..<5_000 where !condition() {
-            try await Task.sleep(nanoseconds: 2_000_000)
-        }
-        try #require(condition())
-    }
-
     @Test("holds every request until opened, then the wrapped transport answers them all", arguments: 1...5)
     func holdsUntilOpened(round: Int) async throws {
         let transport = GatedTransport(answering: ClosureTransport.successful(statusCode: 204))
         let provider = Provider<API>(transport: transport)
         let count = 20
         let tasks = (0..<count).map { index in Task { try await provider.request(API(id: index)) } }
-        try await until { transport.waitingCount == count }
+        try await transport.waitForWaitingRequests(count)
+        #expect(transport.waitingCount == count)
         #expect(transport.requests.count == count)
 
         transport.open()
@@ -48,13 +41,15 @@ struct GatedTransportTests {
         let transport = GatedTransport(answering: ClosureTransport.successful())
         let provider = Provider<API>(transport: transport)
         let tasks = (0..<3).map { index in Task { try await provider.request(API(id: index)) } }
-        try await until { transport.waitingCount == 3 }
+        try await transport.waitForWaitingRequests(3)
 
         tasks[round % 3].cancel()
         let result = await tasks[round % 3].result
         #expect((try? result.get()) == nil)
         #expect(((result.error as? CourierError)?.isCancelled) == true, "\(result)")
         #expect(transport.cancelledCount == 1)
+        try await transport.waitForCancellations(1)
+        #expect(transport.waitingCount == 2)
 
         transport.open()
         for (index, task) in tasks.enumerated() where index != round % 3 {
@@ -72,6 +67,32 @@ struct GatedTransportTests {
         }
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(transport.waitingCount == 0)
+    }
+}
+
+extension GatedTransportTests {
+    @Test("waitForRequests counts every arrival, whether it waits, passed or was cancelled")
+    func waitForRequests() async throws {
+        let transport = GatedTransport(answering: ClosureTransport.successful())
+        let provider = Provider<API>(transport: transport)
+        let first = Task { try await provider.request(API(id: 1)) }
+        try await transport.waitForRequests(1)
+        first.cancel()
+        try await transport.waitForCancellations(1)
+
+        transport.open()
+        _ = try await provider.request(API(id: 2))
+        try await transport.waitForRequests(2)
+        #expect(transport.requests.map { $0.url?.path } == ["/items/1", "/items/2"])
+        #expect(transport.cancelledCount == 1)
+    }
+
+    @Test("a wait for requests that never come ends with CancellationError when its task is cancelled")
+    func waitCancelled() async throws {
+        let transport = GatedTransport(answering: ClosureTransport.successful())
+        let waiter = Task { try await transport.waitForWaitingRequests(1) }
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
     }
 }
 

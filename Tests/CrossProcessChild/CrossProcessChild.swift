@@ -170,14 +170,14 @@ final class Tally: Sendable {
 
     private let state = Locked(Counts())
 
-    var counts: Counts { state.withLock { $0 } }
+    var counts: Counts { state.withValue { $0 } }
 
     func add(_ field: WritableKeyPath<Counts, Int>) {
-        state.withLock { $0[keyPath: field] += 1 }
+        state.withValue { $0[keyPath: field] += 1 }
     }
 
     func fail(_ field: WritableKeyPath<Counts, Int>, _ reason: String) {
-        state.withLock { counts in
+        state.withValue { counts in
             counts[keyPath: field] += 1
             if counts.firstFailure.isEmpty {
                 counts.firstFailure = "first-failure=" + reason.replacingOccurrences(of: "\n", with: " ")

@@ -41,6 +41,9 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
         case invalidGrant
         /// 401 with `{"error":"invalid_client"}` and `WWW-Authenticate: Basic realm="oauth"`.
         case invalidClient
+        /// 200 with a 1 MiB `access_token` and a rotated `refresh_token` that was never issued
+        /// (the presented one stays valid).
+        case hugeAccessToken
 
         /// The server's name for the mode.
         var mode: String {
@@ -52,6 +55,7 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
             case .missingAccessToken: "missing_access_token"
             case .invalidGrant: "invalid_grant"
             case .invalidClient: "invalid_client"
+            case .hugeAccessToken: "huge_access_token"
             }
         }
     }

@@ -73,6 +73,7 @@ FAULT_MODES = {
     "missing_access_token",
     "invalid_grant",
     "invalid_client",
+    "huge_access_token",
 }
 
 COUNTER_NAMES = (
@@ -532,7 +533,61 @@ class HostileRoutes:
         self._send(200, b"hostile download\n", "application/octet-stream", [("Content-Disposition", raw)])
 
 
-class Handler(HostileRoutes, BaseHTTPRequestHandler):
+# ----- held requests -----------------------------------------------------------------------
+#
+# A request a test can cancel while it is known to be at the server, and an event that says
+# it arrived, so the test never sleeps or polls: GET /hold/<key> is answered 200 only once
+# POST /_admin/hold/release/<key> lets it go (or after `max_ms`, default 600000);
+# GET /_admin/hold/arrived/<key>?timeout_ms=N (default 60000) answers 200 once a /hold/<key>
+# request has arrived, or 504 when none did within N ms.
+
+
+class HeldRequests:
+    """Per-key events: a /hold/<key> request arrived; the test released it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.events: dict[str, tuple[threading.Event, threading.Event]] = {}
+
+    def get(self, key: str) -> tuple[threading.Event, threading.Event]:
+        with self.lock:
+            return self.events.setdefault(key, (threading.Event(), threading.Event()))
+
+
+HELD_REQUESTS = HeldRequests()
+
+
+class HoldRoutes:
+    """/hold/<key> and /_admin/hold/...; mixed into Handler."""
+
+    def _hold(self, key: str) -> None:
+        if not key:
+            raise BadRequest("/hold/ needs a key")
+        self._drain_body()
+        arrived, released = HELD_REQUESTS.get(key)
+        arrived.set()
+        max_ms = max(0, self._int_arg("max_ms", 600_000))
+        was_released = released.wait(max_ms / 1000)
+        return self._send_json(200, {"held": key, "released": was_released})
+
+    def _hold_control(self, name: str) -> None:
+        self._drain_body()
+        action, _, key = name.partition("/")
+        if not key:
+            raise BadRequest("/_admin/hold/<action>/ needs a key")
+        arrived, released = HELD_REQUESTS.get(key)
+        if action == "arrived":
+            timeout_ms = max(0, self._int_arg("timeout_ms", 60_000))
+            if arrived.wait(timeout_ms / 1000):
+                return self._send_json(200, {"arrived": key})
+            return self._send_json(504, {"error": f"no /hold/{key} request arrived within {timeout_ms} ms"})
+        if action == "release":
+            released.set()
+            return self._send_json(200, {"released": key})
+        return self._send_json(404, {"error": "not found"})
+
+
+class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
     # Headers and body go out in separate writes; without TCP_NODELAY, Nagle's algorithm
     # and the client's delayed ACK add ~40 ms to every keep-alive response.
     disable_nagle_algorithm = True
@@ -826,6 +881,10 @@ class Handler(HostileRoutes, BaseHTTPRequestHandler):
             return self._protected(business=False)
         if path.startswith("/biz/"):
             return self._protected(business=True)
+        if path.startswith("/hold/"):
+            return self._hold(path[len("/hold/"):])
+        if path.startswith("/_admin/hold/"):
+            return self._hold_control(path[len("/_admin/hold/"):])
         if path.startswith("/_admin/"):
             return self._admin(path[len("/_admin/"):])
         if path.startswith("/hostile/"):
@@ -1144,6 +1203,19 @@ class Handler(HostileRoutes, BaseHTTPRequestHandler):
         if mode == "invalid_client":
             headers = [("WWW-Authenticate", 'Basic realm="oauth"')] if challenge else []
             return self._send_json(401, {"error": "invalid_client"}, headers)
+        if mode == "huge_access_token":
+            # 200 with a 1 MiB access token (no server takes an Authorization header that long)
+            # and a rotated refresh token that was never issued: a client that stores this
+            # answer has lost its session. The presented refresh token stays valid.
+            return self._send_json(
+                200,
+                {
+                    "access_token": "at-huge-" + "x" * (1 << 20),
+                    "token_type": "Bearer",
+                    "expires_in": 3600,
+                    "refresh_token": "rt-never-issued",
+                },
+            )
         raise RuntimeError(f"unknown token fault mode {mode!r}")
 
     def _bearer_token(self) -> tuple[bool, str | None]:

@@ -153,17 +153,20 @@ public struct SoakRun: Sendable {
             if let server {
                 group.addTask {
                     var expiries = 0
-                    while Date().addingTimeInterval(interval) < deadline {
+                    // At least one expiry a round, however late a busy machine starts the task.
+                    repeat {
                         try await Delay.sleep(seconds: interval)
                         if try await server.expireAccessTokens() > 0 { expiries += 1 }
-                    }
+                    } while Date().addingTimeInterval(interval) < deadline
                     return expiries
                 }
             }
             for worker in 0..<configuration.workers {
                 group.addTask {
                     var index = 0
-                    while Date() < deadline {
+                    // At least one request a round for each worker, however late a busy machine
+                    // starts it: the round's length is a wall-clock budget, not the claim.
+                    repeat {
                         index += 1
                         let target = SoakTarget(base: base, path: "api/soak/\(worker)/\(index)")
                         if index.isMultiple(of: 2) {
@@ -177,7 +180,7 @@ public struct SoakRun: Sendable {
                                 ledger.complete(id, Result<Response, CourierError>.failure(error))
                             }
                         }
-                    }
+                    } while Date() < deadline
                     return 0
                 }
             }

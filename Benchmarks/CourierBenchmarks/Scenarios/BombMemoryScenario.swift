@@ -105,7 +105,7 @@ enum BombMemoryChild {
             for _ in 0..<count {
                 let thread = Thread { [running] in
                     var value: UInt64 = 1
-                    while running.current {
+                    while running.value {
                         for _ in 0..<100_000 { value = value &* 6_364_136_223_846_793_005 &+ 1 }
                     }
                     if value == 0 { print("") }
@@ -114,6 +114,6 @@ enum BombMemoryChild {
             }
         }
 
-        func stop() { running.withLock { $0 = false } }
+        func stop() { running.withValue { $0 = false } }
     }
 }

@@ -234,6 +234,6 @@ private struct OwnStore: TokenStore {
         self.token = Locked(token)
     }
 
-    func load() throws -> OAuthToken? { token.withLock { $0 } }
-    func save(_ token: OAuthToken?) throws { self.token.withLock { $0 = token } }
+    func load() throws -> OAuthToken? { token.withValue { $0 } }
+    func save(_ token: OAuthToken?) throws { self.token.withValue { $0 = token } }
 }

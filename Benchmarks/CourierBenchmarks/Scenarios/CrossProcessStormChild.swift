@@ -87,11 +87,11 @@ final class StormChildProcess: Sendable {
     }
 
     func send(_ line: String) {
-        handles.withLock { try? $0.input.write(contentsOf: Data((line + "\n").utf8)) }
+        handles.withValue { try? $0.input.write(contentsOf: Data((line + "\n").utf8)) }
     }
 
     /// Closes the child's input: it ends.
     func finish() {
-        handles.withLock { try? $0.input.close() }
+        handles.withValue { try? $0.input.close() }
     }
 }

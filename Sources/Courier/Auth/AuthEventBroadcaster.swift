@@ -13,26 +13,26 @@ final class AuthEventBroadcaster: Sendable {
     /// A new stream that receives every event from now on.
     func subscribe() -> AsyncStream<AuthEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: AuthEvent.self)
-        let id = state.withLock {
+        let id = state.withValue {
             $0.nextID += 1
             $0.listeners[$0.nextID] = continuation
             return $0.nextID
         }
         continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.listeners.removeValue(forKey: id) }
+            self?.state.withValue { _ = $0.listeners.removeValue(forKey: id) }
         }
         return stream
     }
 
     func emit(_ event: AuthEvent) {
-        let current = state.withLock { Array($0.listeners.values) }
+        let current = state.withValue { Array($0.listeners.values) }
         for listener in current {
             listener.yield(event)
         }
     }
 
     deinit {
-        for listener in state.withLock({ $0.listeners.values }) {
+        for listener in state.withValue({ $0.listeners.values }) {
             listener.finish()
         }
     }

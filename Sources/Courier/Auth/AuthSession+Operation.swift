@@ -96,6 +96,8 @@ extension AuthSession {
         private func save(_ token: OAuthToken, change: TokenChange, over stored: StoredToken) -> (
             StateMachine.Outcome, (any Error)?
         ) {
+            // A token that cannot be sent is never stored: it fails like an unreadable answer.
+            if case .failure(let problem) = OAuthToken.checked(token) { return (.transient, problem) }
             do {
                 if let generation = try coordinator.write(token, change: change, ifGeneration: stored.generation) {
                     return (.renewed(token, generation: generation), nil)
@@ -174,7 +176,7 @@ private final class AbandonRace: Sendable {
         _ continuation: CheckedContinuation<Result<OAuthToken, any Error>, Never>, call: Task<Void, Never>,
         timer: Task<Void, Never>
     ) {
-        let (early, cancelled) = state.withLock { state in
+        let (early, cancelled) = state.withValue { state in
             state.call = call
             state.timer = timer
             if state.early == nil { state.continuation = continuation }
@@ -189,7 +191,7 @@ private final class AbandonRace: Sendable {
     }
 
     func finish(_ result: Result<OAuthToken, any Error>) {
-        let (continuation, call, timer) = state.withLock { state in
+        let (continuation, call, timer) = state.withValue { state in
             guard state.early == nil else {
                 return (nil, nil, nil)
                     as (
@@ -209,7 +211,7 @@ private final class AbandonRace: Sendable {
 
     /// The operation was cancelled (a sign-in or sign-out replaced the session): so is the call.
     func cancel() {
-        let call = state.withLock { state in
+        let call = state.withValue { state in
             state.cancelled = true
             return state.call
         }

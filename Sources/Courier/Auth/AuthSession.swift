@@ -147,20 +147,20 @@ public actor AuthSession {
     /// The current token, if any (after reading a newer one that another session stored).
     public var token: OAuthToken? {
         syncWithStore()
-        return state.withLock { $0.token }
+        return state.withValue { $0.token }
     }
 
     /// Whether the refresh token was rejected and the app must sign in again.
     public var isSessionExpired: Bool {
         syncWithStore()
-        return state.withLock { $0.expiry != nil }
+        return state.withValue { $0.expiry != nil }
     }
 
     /// Why the session ended, while it is over (``isSessionExpired``): the token request that
     /// was rejected, its status and the server's OAuth `error` and `error_description`, never
     /// a token. `nil` while the session is alive.
     public nonisolated var sessionExpiry: SessionExpiry? {
-        state.withLock { $0.expiry }
+        state.withValue { $0.expiry }
     }
 
     /// Whether requests cannot be signed until the user signs in: there is no token and no
@@ -178,7 +178,7 @@ public actor AuthSession {
     public var needsSignIn: Bool {
         syncWithStore()
         let canAcquire = self.canAcquire
-        return state.withLock { $0.expiry != nil || ($0.token == nil && !canAcquire) }
+        return state.withValue { $0.expiry != nil || ($0.token == nil && !canAcquire) }
     }
 
     /// What the store threw when the session loaded the token at creation — a corrupt or
@@ -203,7 +203,7 @@ public actor AuthSession {
         syncWithStore()
         let id = waiters.makeID()
         let now = now()
-        let action = state.withLock { $0.requestToken(waiter: id, minimumValidity: minimumValidity, now: now) }
+        let action = state.withValue { $0.requestToken(waiter: id, minimumValidity: minimumValidity, now: now) }
         return try await wait(id, action)
     }
 
@@ -222,7 +222,7 @@ public actor AuthSession {
         syncWithStore()
         let id = waiters.makeID()
         let now = now()
-        let action = state.withLock { $0.requestRefresh(waiter: id, rejecting: stale, now: now) }
+        let action = state.withValue { $0.requestRefresh(waiter: id, rejecting: stale, now: now) }
         return try await wait(id, action)
     }
 
@@ -230,10 +230,12 @@ public actor AuthSession {
     /// refresh still in flight is cancelled and its answer ignored. Sessions sharing the store
     /// adopt it before their next request.
     ///
-    /// - Throws: the store's error; the session is then unchanged.
+    /// - Throws: ``TokenValidationError`` for a token that cannot be sent (see
+    ///   ``OAuthToken/validate()``), or the store's error; the session is then unchanged.
     public func signIn(_ token: OAuthToken) throws {
+        try token.validate()
         let generation = try coordinator.write(token, change: .signedIn, ifGeneration: nil)
-        perform(state.withLock { $0.signedIn(token, generation: generation) })
+        perform(state.withValue { $0.signedIn(token, generation: generation) })
     }
 
     /// Clears the token from memory and from the store. Waiting requests fail with
@@ -243,16 +245,16 @@ public actor AuthSession {
     ///
     /// - Throws: the store's error (the token is cleared from memory all the same).
     public func signOut() throws {
-        perform(state.withLock { $0.signedOut() })
+        perform(state.withValue { $0.signedOut() })
         let generation = try coordinator.write(nil, change: .signedOut, ifGeneration: nil)
-        state.withLock { $0.note(generation: generation) }
+        state.withValue { $0.note(generation: generation) }
     }
 
     // MARK: Waiting before a request is built
 
     /// Whether a refresh (or acquire) is under way. A hint, read without waiting for the
     /// actor: a renewal may start or end a moment later.
-    nonisolated var isRenewing: Bool { state.withLock { $0.isBusy } }
+    nonisolated var isRenewing: Bool { state.withValue { $0.isBusy } }
 
     /// When a refresh (or acquire) is under way, waits for it and returns what
     /// ``validToken(minimumValidity:)`` would have; otherwise returns `nil` at once and
@@ -266,7 +268,7 @@ public actor AuthSession {
         guard isRenewing else { return nil }
         let id = waiters.makeID()
         let now = now()
-        let action = state.withLock { $0.requestToken(waiter: id, minimumValidity: minimumValidity, now: now) }
+        let action = state.withValue { $0.requestToken(waiter: id, minimumValidity: minimumValidity, now: now) }
         if let answer = immediateAnswer(action) { return answer }
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
@@ -286,7 +288,7 @@ public actor AuthSession {
     /// lease, and requests wait for it anyway.
     private func syncWithStore() {
         guard let current = coordinator.currentGeneration() else { return }
-        let stale = state.withLock { !$0.isBusy && $0.generation != current }
+        let stale = state.withValue { !$0.isBusy && $0.generation != current }
         guard stale else { return }
         let stored: StoredToken
         do {
@@ -294,11 +296,11 @@ public actor AuthSession {
         } catch {
             // Unreadable now (a file half-replaced by hand, say): keep the token this session
             // has, and read again after the next write.
-            state.withLock { $0.note(generation: current) }
+            state.withValue { $0.note(generation: current) }
             return
         }
         let now = now()
-        perform(state.withLock { $0.storeChanged(stored, now: now) })
+        perform(state.withValue { $0.storeChanged(stored, now: now) })
     }
 
     // MARK: Waiting
@@ -451,12 +453,12 @@ public actor AuthSession {
         operations.removeValue(forKey: id)
         timeouts.removeValue(forKey: id)?.cancel()
         let now = now()
-        perform(state.withLock { $0.operationFinished(id, outcome: outcome, now: now) }, error: error)
+        perform(state.withValue { $0.operationFinished(id, outcome: outcome, now: now) }, error: error)
     }
 
     private func operationTimedOut(_ id: StateMachine.OperationID) {
         timeouts.removeValue(forKey: id)
-        perform(state.withLock { $0.operationTimedOut(id) })
+        perform(state.withValue { $0.operationTimedOut(id) })
     }
 }
 

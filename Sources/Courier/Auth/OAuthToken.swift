@@ -45,30 +45,51 @@ public struct OAuthToken: Codable, Sendable, Equatable {
     /// otherwise every request would refresh first, and the refresh limit would lock the
     /// user out although the server accepts the token.
     ///
-    /// - Throws: ``AuthenticationError/invalidTokenResponse`` when the body is not JSON, has
-    ///   no non-empty `access_token`, or its `access_token` holds a control character (CR,
-    ///   LF …) or its `token_type` is not an HTTP token: both go into a header.
+    /// - Throws: ``AuthenticationError/invalidTokenResponse`` when the body is not JSON or
+    ///   has no `access_token` string, or when the token cannot be used (``validate()``): an
+    ///   empty `access_token`, one holding a control character (CR, LF …) or longer than
+    ///   ``maximumTokenLength``, a `refresh_token` longer than that, or a `token_type` that
+    ///   is not a short HTTP token. ``init(response:receivedAt:)`` says which field.
     public init(tokenResponse: Data, receivedAt: Date) throws(AuthenticationError) {
-        guard let object = Self.jsonObject(tokenResponse),
-            let accessToken = object["access_token"] as? String, !accessToken.isEmpty,
-            !accessToken.unicodeScalars.contains(where: Self.isControl)
-        else {
+        do throws(TokenResponseFailure) {
+            try self.init(parsing: tokenResponse, receivedAt: receivedAt)
+        } catch {
             throw .invalidTokenResponse
         }
+    }
+
+    /// Why a body is not a usable token response.
+    enum TokenResponseFailure: Error {
+        /// Not JSON, or no `access_token` string.
+        case notATokenResponse
+        /// A token response whose token cannot be used.
+        case unusable(TokenValidationError)
+    }
+
+    /// ``init(tokenResponse:receivedAt:)``, saying why it failed.
+    init(parsing tokenResponse: Data, receivedAt: Date) throws(TokenResponseFailure) {
+        guard let object = Self.jsonObject(tokenResponse), let accessToken = object["access_token"] as? String
+        else {
+            throw .notATokenResponse
+        }
         let type = (object["token_type"] as? String) ?? "Bearer"
-        // Both go into the Authorization header: a control character (CR, LF) would end the
-        // header line, and the scheme must be a token (RFC 9110 §11.1).
-        guard RequestValidation.firstNonToken(type) == nil else { throw .invalidTokenResponse }
         self.accessToken = accessToken
         self.refreshToken = (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 }
         self.tokenType = type.caseInsensitiveCompare("bearer") == .orderedSame ? "Bearer" : type
         self.issuedAt = receivedAt
+        self.expiresAt = nil
+        // Checked before anyone can store it (and before a megabyte is read as a JWT): a
+        // token that cannot be sent must not replace one that can, nor its rotated refresh
+        // token a good one.
+        do throws(TokenValidationError) {
+            try validate()
+        } catch {
+            throw .unusable(error)
+        }
         if let expiresIn = Self.lifetime(object["expires_in"]) {
             self.expiresAt = receivedAt.addingTimeInterval(expiresIn)
         } else if let expiry = JWT.expiry(of: accessToken), Self.usable(expiry.timeIntervalSince(receivedAt)) != nil {
             self.expiresAt = expiry
-        } else {
-            self.expiresAt = nil
         }
     }
 
@@ -131,11 +152,6 @@ public struct OAuthToken: Codable, Sendable, Equatable {
             return Double(string.trimmingCharacters(in: .whitespaces)).flatMap(usable)
         default: return nil
         }
-    }
-
-    /// C0 controls and DEL: never part of a header value.
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || scalar.value == 0x7F
     }
 
     /// `seconds` if it is a positive, finite lifetime no longer than ``maximumLifetime``.

@@ -31,7 +31,7 @@ final class TokenWaiters: Sendable {
     private let state = Locked(State())
 
     func makeID() -> UInt64 {
-        state.withLock {
+        state.withValue {
             $0.nextID += 1
             return $0.nextID
         }
@@ -49,7 +49,7 @@ final class TokenWaiters: Sendable {
     }
 
     private func register(_ id: UInt64, _ waiter: Waiter) {
-        let cancelled = state.withLock {
+        let cancelled = state.withValue {
             if $0.cancelledEarly.remove(id) != nil { return true }
             $0.waiting[id] = waiter
             return false
@@ -59,13 +59,13 @@ final class TokenWaiters: Sendable {
 
     /// Resumes `id` with `result` if it is still waiting.
     func resume(_ id: UInt64, with result: Result<OAuthToken, AuthenticationError>) {
-        guard let waiter = state.withLock({ $0.waiting.removeValue(forKey: id) }) else { return }
+        guard let waiter = state.withValue({ $0.waiting.removeValue(forKey: id) }) else { return }
         waiter.resume(with: result)
     }
 
     /// The waiting request `id` was cancelled: it stops waiting now; the operation goes on.
     func cancel(_ id: UInt64) {
-        let waiter = state.withLock {
+        let waiter = state.withValue {
             guard let waiter = $0.waiting.removeValue(forKey: id) else {
                 $0.cancelledEarly.insert(id)
                 return nil as Waiter?

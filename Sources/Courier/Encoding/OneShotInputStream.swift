@@ -17,7 +17,7 @@ public final class OneShotInputStream: Sendable {
 
     /// The stream, the first time; `nil` afterwards.
     func take() -> InputStream? {
-        stream.withLock {
+        stream.withValue {
             let taken = $0
             $0 = nil
             return taken
@@ -28,7 +28,7 @@ public final class OneShotInputStream: Sendable {
     /// and it has not been opened (a stream wrapped again after a first attempt read it is
     /// not available either).
     var isAvailable: Bool {
-        stream.withLock {
+        stream.withValue {
             guard let stream = $0 else { return false }
             return stream.streamStatus == .notOpen
         }

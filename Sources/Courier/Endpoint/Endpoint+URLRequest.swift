@@ -177,11 +177,11 @@ extension URLRequest {
             private let limit = 256
 
             func lookUp(_ name: String) -> String? {
-                names.withLock { $0[name] }
+                names.withValue { $0[name] }
             }
 
             func store(_ capitalized: String, for name: String) {
-                names.withLock { if $0.count < limit { $0[name] = capitalized } }
+                names.withValue { if $0.count < limit { $0[name] = capitalized } }
             }
         }
     }

@@ -44,7 +44,7 @@ public struct RequestValidationError: Error, Sendable, Equatable, CustomStringCo
     /// Creates an error; `url` is shown without its query or fragment.
     public init(reason: Reason, url: URL?) {
         self.reason = reason
-        self.url = url.map(RequestValidation.describe) ?? "a request without URL"
+        self.url = url?.locationWithoutSecrets ?? "a request without URL"
     }
 
     /// Which part of which request is refused, and why.
@@ -153,13 +153,4 @@ enum RequestValidation {
         return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + (printable ? " ('\(scalar)')" : "")
     }
 
-    /// Scheme, host, port and path: no user info, query or fragment.
-    static func describe(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "an invalid URL" }
-        components.user = nil
-        components.password = nil
-        components.query = nil
-        components.fragment = nil
-        return components.string ?? "an invalid URL"
-    }
 }

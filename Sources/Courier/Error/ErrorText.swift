@@ -100,18 +100,22 @@ enum ErrorText {
     /// `12 bytes of binary data`.
     static func excerpt(of data: Data, contentType: String?, redaction: Redaction) -> String {
         guard !data.isEmpty else { return "empty" }
-        let redacted = redaction.redact(body: data, contentType: contentType)
-        guard let text = String(data: redacted, encoding: .utf8) else { return "\(data.count) bytes of binary data" }
-        return quote(text, totalBytes: data.count)
+        // Only the beginning is redacted (and then cut): a 30 MB body is not read to its end.
+        let redacted = redaction.redact(body: data, contentType: contentType, limit: 16 * 1024)
+        guard let text = String(data: redacted.data, encoding: .utf8) else {
+            return "\(data.count) bytes of binary data"
+        }
+        return quote(text, totalBytes: data.count, isCut: !redacted.isComplete)
     }
 
     /// `text` on one line, cut to ``excerptLength`` characters with the size of the whole.
-    static func quote(_ text: String, totalBytes: Int? = nil) -> String {
+    /// `isCut`: `text` is only the beginning already.
+    static func quote(_ text: String, totalBytes: Int? = nil, isCut: Bool = false) -> String {
         let oneLine = text.split(whereSeparator: { $0.isNewline || $0 == "\t" })
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
             .joined(separator: " ")
-        guard oneLine.count > excerptLength else { return oneLine }
+        guard oneLine.count > excerptLength || isCut else { return oneLine }
         let size = totalBytes.map { ", \($0) bytes in all" } ?? ""
         return "\(oneLine.prefix(excerptLength))… (cut\(size))"
     }

@@ -22,7 +22,9 @@ import Foundation
 /// - in JSON bodies, at any depth (the whole value is replaced, whatever its type);
 /// - in form bodies, query strings and URL fragments, also inside brackets
 ///   (`user[password]=…`);
-/// - in text that is neither, as `name=value`, `"name": "value"` or `name: value`.
+/// - in text that is neither (malformed JSON included), as `name=value`, `"name": value`,
+///   `name: value` or `<name>value</name>`, whatever the value (an object or an array is
+///   hidden to its closing bracket).
 ///
 /// `Bearer` and `Basic` credentials are hidden wherever they appear, and so is the password
 /// of a URL (`https://user:secret@host`).
@@ -69,6 +71,8 @@ public struct Redaction: Sendable, Equatable {
 
     let headerNames: Set<String>
     let keyNames: Set<String>
+    /// The names again, for matching bytes.
+    let nameMatcher: SecretNameMatcher
     private let fragments: [String]
     private let publicHeaderNames: Set<String>
 
@@ -101,6 +105,8 @@ public struct Redaction: Sendable, Equatable {
         self.keyNames = Set(keys.map(Self.normalized))
         self.fragments = headerNameFragments.map { $0.lowercased() }.filter { !$0.isEmpty }.sorted()
         self.publicHeaderNames = Set(publicHeaders.map { $0.lowercased() })
+        self.nameMatcher = SecretNameMatcher(
+            keyNames: keyNames, headerNames: headerNames, publicHeaderNames: publicHeaderNames, fragments: fragments)
     }
 
     /// A copy that also hides `headers` and `keys`.
@@ -209,98 +215,64 @@ public struct Redaction: Sendable, Equatable {
             query = rest[rest.index(after: mark)...]
             rest = rest[..<mark]
         }
-        var result = redactsCredentials ? redactUserPassword(in: String(rest)) : String(rest)
+        // The text rules too: a JWT or a `;password=…` in the path.
+        var result = redact(text: redactsCredentials ? redactUserPassword(in: String(rest)) : String(rest))
         if let query { result += "?" + redact(form: String(query)) }
         if let fragment { result += "#" + redact(form: String(fragment)) }
         return result
     }
 
-    /// A body with its secrets hidden. JSON keeps its text, key order, numbers and layout;
-    /// only the values of secret fields (at any depth) and secrets inside strings change. A
-    /// form body has the values of secret fields replaced; any other text is searched for
-    /// `name=value` and `"name": value` pairs. Binary data is returned as it is. A body
-    /// without secrets is returned unchanged, byte for byte.
-    public func redact(body: Data, contentType: String?) -> Data {
-        guard !body.isEmpty else { return body }
-        if let redacted = redact(json: body) { return redacted }
-        guard let text = String(data: body, encoding: .utf8) else { return body }
-        let isForm =
-            contentType?.lowercased().contains("application/x-www-form-urlencoded") == true
-            || (Self.looksLikeForm(text) && contentType?.lowercased().contains("json") != true)
-        let redacted = isForm ? redact(form: text) : redact(text: text)
-        return redacted == text ? body : Data(redacted.utf8)
-    }
-
-    /// `text` with `name=value`, `"name": "value"` and `name: value` secrets, `Header: value`
-    /// lines of secret headers and `Bearer`/`Basic` credentials hidden. For error
+    /// `text` with `name=value`, `"name": value` and `name: value` secrets (the whole value,
+    /// whatever it is: a string, an object, an array, a word), `Header: value` lines of secret
+    /// headers and `Bearer`/`Basic` credentials, JWTs and URL passwords hidden. For error
     /// descriptions and other free text.
     public func redact(text: String) -> String {
-        var scanner = TextRedactor(redaction: self, text: text)
-        var result = scanner.run()
-        guard redactsCredentials else { return result }
-        if result.contains("://") { result = redactURLPasswords(in: result) }
-        if result.contains("eyJ") { result = redactJWTs(in: result) }
-        return result
+        var text = text
+        let redacted = text.withUTF8 { bytes in
+            var redactor = TextRedactor(redaction: self, input: bytes, limit: nil)
+            return redactor.run().redacted
+        }
+        return redacted.map { String(decoding: $0, as: UTF8.self) } ?? text
     }
 
-    /// A form body or query string (`a=1&b=2`) with the values of secret fields hidden.
+    /// A form body or query string (`a=1&b=2`) with the values of secret fields hidden. A
+    /// value whose text holds a secret (`next=/cb?access_token=…`, a `Bearer` credential) is
+    /// hidden too, and so is a piece without `=` that does.
     public func redact(form: String) -> String {
-        guard !keyNames.isEmpty || !headerNames.isEmpty else { return form }
-        let pairs = form.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+        redact(form: form, limit: nil).text
+    }
+
+    /// ``redact(form:)`` of the pairs up to about `limit` bytes of output.
+    func redact(form: String, limit: Int?) -> (text: String, isComplete: Bool) {
+        guard !keyNames.isEmpty || !headerNames.isEmpty || redactsCredentials else { return (form, true) }
+        var output = ""
+        var isFirst = true
+        for pair in form.split(separator: "&", omittingEmptySubsequences: false) {
+            if let limit, output.utf8.count >= limit { return (output, false) }
+            if !isFirst { output += "&" }
+            isFirst = false
+            guard let equals = pair.firstIndex(of: "=") else {
+                output += holdsSecret(Self.formDecoded(String(pair))) ? replacement : String(pair)
+                continue
+            }
             let rawName = pair[..<equals]
-            let name =
-                String(rawName).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(rawName)
-            return isSecret(key: name) ? "\(rawName)=\(replacement)" : String(pair)
+            let value = Self.formDecoded(String(pair[pair.index(after: equals)...]))
+            let hidden = isSecret(key: Self.formDecoded(String(rawName))) || holdsSecret(value)
+            output += hidden ? "\(rawName)=\(replacement)" : String(pair)
         }
-        return pairs.joined(separator: "&")
+        return (output, true)
     }
 
-    private static func looksLikeForm(_ text: String) -> Bool {
-        text.contains("=") && !text.contains(where: { $0 == " " || $0 == "\n" || $0 == "\"" || $0 == "{" })
+    /// Whether free text redaction would change `text`.
+    private func holdsSecret(_ text: String) -> Bool {
+        TextRedactor.mightHoldSecret(text) && redact(text: text) != text
     }
 
-    /// Every JWT (`eyJ…`, three base64url segments) in free text, hidden: a token quoted
-    /// without its `Bearer` is still a token.
-    private func redactJWTs(in text: String) -> String {
-        func isBase64URL(_ character: Character) -> Bool {
-            character.isASCII && (character.isLetter || character.isNumber || character == "-" || character == "_")
-        }
-        var output = ""
-        var rest = Substring(text)
-        while let start = rest.range(of: "eyJ") {
-            let isWordStart =
-                start.lowerBound == rest.startIndex || !isBase64URL(rest[rest.index(before: start.lowerBound)])
-            var end = start.lowerBound
-            var dots = 0
-            while end < rest.endIndex, isBase64URL(rest[end]) || (rest[end] == "." && dots < 2) {
-                if rest[end] == "." { dots += 1 }
-                end = rest.index(after: end)
-            }
-            output += rest[..<start.lowerBound]
-            output += isWordStart && dots == 2 ? Substring(replacement) : rest[start.lowerBound..<end]
-            rest = rest[end...]
-        }
-        return output + rest
-    }
-
-    /// Every `scheme://user:secret@host` in free text, with the password hidden.
-    private func redactURLPasswords(in text: String) -> String {
-        var output = ""
-        var rest = Substring(text)
-        while let schemeEnd = rest.range(of: "://") {
-            output += rest[..<schemeEnd.upperBound]
-            rest = rest[schemeEnd.upperBound...]
-            let authorityEnd =
-                rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" || $0.isWhitespace || $0 == "\"" || $0 == "'" }
-                ?? rest.endIndex
-            let authority = rest[..<authorityEnd]
-            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-                output += rest[...colon] + replacement
-                rest = rest[at...]
-            }
-        }
-        return output + rest
+    /// A form-encoded name or value as text: `+` is a space, `%xx` a byte.
+    static func formDecoded(_ raw: String) -> String {
+        let spaced = raw.contains("+") ? raw.replacingOccurrences(of: "+", with: " ") : raw
+        guard spaced.contains("%") else { return spaced }
+        return spaced.removingPercentEncoding ?? spaced
     }
 
     /// `scheme://user:secret@host/…` → `scheme://user:<redacted>@host/…`.

@@ -1,112 +1,154 @@
-import Foundation
-
-/// Hides secrets in free text: `name=value`, `"name": "value"`, `name: value` and
-/// `Header: value` pairs whose name is secret, and `Bearer`/`Basic` credentials.
+/// Hides secrets in free text: `name=value`, `"name": value`, `'name': value`, `name: value`
+/// and `Header: value` pairs and `<name>value</name>` elements whose name is secret,
+/// `Bearer`/`Basic` credentials, JWTs and the passwords of URLs.
 ///
-/// A single pass over the text's scalars; names are read back from the separator.
+/// It reads no structure, so a text that only looks like JSON (cut, malformed, nested in a
+/// string) cannot lead it astray: each rule looks at the bytes around a `=`, a `:` or a word.
+/// A secret's value is hidden whole whatever it is — a quoted string (also with escaped
+/// quotes, `\"…\"` or `\u0022…\u0022`), an object or an array (to its matching bracket, or to
+/// the end of the text), or a bare word; and when the hidden part swallowed the name of
+/// another secret whose value goes further, that value is hidden too.
+///
+/// One pass over the UTF-8 bytes; every rule moves forward and hides what it matched at
+/// once, so the output of a run stopped early (``init(redaction:input:limit:)``) is the
+/// beginning of the output of a whole run.
 struct TextRedactor {
-    private let redaction: Redaction
-    private let text: String
-    private let scalars: [Unicode.Scalar]
-    private var output = String.UnicodeScalarView()
-    private var index = 0
+    /// The redacted bytes (`nil` when nothing changed), how far the input was read, and
+    /// whether that is all of it.
+    struct Result {
+        let redacted: [UInt8]?
+        let end: Int
+        let isComplete: Bool
+    }
 
-    init(redaction: Redaction, text: String) {
+    let redaction: Redaction
+    let input: UnsafeBufferPointer<UInt8>
+    private let limit: Int?
+    private let replacement: [UInt8]
+    private let hasNames: Bool
+
+    var index = 0
+    private var copyStart = 0
+    private var output: [UInt8] = []
+    private var changed = false
+
+    /// - Parameter limit: stop once about this many bytes of output exist; `nil`: all.
+    init(redaction: Redaction, input: UnsafeBufferPointer<UInt8>, limit: Int?) {
         self.redaction = redaction
-        self.text = text
-        self.scalars = Array(text.unicodeScalars)
+        self.input = input
+        self.limit = limit
+        self.replacement = Array(redaction.replacement.utf8)
+        self.hasNames = !redaction.keyNames.isEmpty || !redaction.headerNames.isEmpty
     }
 
-    /// The redacted text.
-    mutating func run() -> String {
-        let hasNames = !redaction.keyNames.isEmpty || !redaction.headerNames.isEmpty
-        guard hasNames || redaction.redactsCredentials else { return text }
-        while index < scalars.count {
-            let scalar = scalars[index]
-            if redaction.redactsCredentials, isWordStart(index), redactCredential() {
-                continue
-            }
-            if hasNames, scalar == "=", let name = bareName(before: index), redaction.isSecret(key: name) {
-                copy(1)
-                replaceValue()
-                continue
-            }
-            if hasNames, scalar == ":", redactColonPair() {
-                continue
-            }
-            copy(1)
+    mutating func run() -> Result {
+        guard hasNames || redaction.redactsCredentials else {
+            let end = limit.map { min($0, input.count) } ?? input.count
+            return Result(redacted: nil, end: scalarBoundary(from: end), isComplete: end == input.count)
         }
-        return String(output)
+        while true {
+            skipPlainBytes()
+            guard index < input.count else { break }
+            if let limit, outputLength >= limit {
+                index = scalarBoundary(from: index)
+                return finish(isComplete: index == input.count)
+            }
+            if !applyRule() { index += 1 }
+        }
+        return finish(isComplete: true)
     }
 
-    // MARK: Pairs
-
-    /// After a `:` whose name is secret: a quoted value, a bare value, or — for a header
-    /// line — the rest of the line.
-    private mutating func redactColonPair() -> Bool {
-        var start = index - 1
-        while start >= 0, scalars[start] == " " || scalars[start] == "\t" { start -= 1 }
-        guard start >= 0 else { return false }
-        let isQuoted = scalars[start] == "\""
-        let name: String
-        if isQuoted {
-            var open = start - 1
-            while open >= 0, scalars[open] != "\"" { open -= 1 }
-            guard open >= 0 else { return false }
-            name = String(String.UnicodeScalarView(scalars[(open + 1)..<start]))
-        } else {
-            var first = start
-            while first > 0, Self.isNameScalar(scalars[first - 1]) { first -= 1 }
-            guard Self.isNameScalar(scalars[start]) else { return false }
-            name = String(String.UnicodeScalarView(scalars[first...start]))
+    /// Whether `bytes` could hold something this redactor hides: a `=` or `:` (pairs, header
+    /// lines, URLs), a `>` (an element), `eyJ` (a JWT) or `bearer`/`basic` in any case. A cheap test, so that the
+    /// JSON redactor reads most strings only once.
+    static func mightHoldSecret(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var position = 0
+        while position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: ">"):
+                return true
+            case UInt8(ascii: "e"):
+                if position + 2 < bytes.count, bytes[position + 1] == UInt8(ascii: "y"),
+                    bytes[position + 2] == UInt8(ascii: "J")
+                {
+                    return true
+                }
+            case UInt8(ascii: "b"), UInt8(ascii: "B"):
+                if matchesWord(bytes, at: position, "bearer") || matchesWord(bytes, at: position, "basic") {
+                    return true
+                }
+            default: break
+            }
+            position += 1
         }
-        // A field name (`id_token: abc def`) hides one value; a header (`Cookie: a=1; b=2`,
-        // `X-Api-Key: …`) hides the rest of its line.
-        let isHeaderLine =
-            !isQuoted && redaction.isSecret(header: name)
-            && !redaction.keyNames.contains(Redaction.normalized(name))
-        guard isHeaderLine || redaction.isSecret(key: name) else { return false }
-        copy(1)
-        while index < scalars.count, scalars[index] == " " || scalars[index] == "\t" { copy(1) }
-        if isHeaderLine {
-            let lineEnd = scalars[index...].firstIndex { $0 == "\n" || $0 == "\r" } ?? scalars.count
-            if lineEnd > index { output.append(contentsOf: redaction.replacement.unicodeScalars) }
-            index = lineEnd
-        } else {
-            replaceValue()
-        }
-        return true
+        return false
     }
 
-    /// Replaces the value that starts at `index`: a quoted string keeps its quotes.
-    private mutating func replaceValue() {
-        guard index < scalars.count else { return }
-        if scalars[index] == "\"" {
-            var end = index + 1
-            while end < scalars.count, scalars[end] != "\"" {
-                end += scalars[end] == "\\" ? 2 : 1
-            }
-            output.append("\"")
-            output.append(contentsOf: redaction.replacement.unicodeScalars)
-            if end < scalars.count { output.append("\"") }
-            index = min(end + 1, scalars.count)
-            return
+    /// The same test on a string.
+    static func mightHoldSecret(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { mightHoldSecret($0) }
+    }
+
+    // MARK: The pass
+
+    private var outputLength: Int {
+        changed ? output.count + index - copyStart : index
+    }
+
+    /// Moves `index` over bytes no rule starts at (and no further than the limit allows).
+    private mutating func skipPlainBytes() {
+        var end = input.count
+        if let limit {
+            end = min(end, copyStart + max(0, limit - (changed ? output.count : 0)))
         }
-        var end = index
-        while end < scalars.count, !Self.isValueDelimiter(scalars[end]) { end += 1 }
-        if end > index { output.append(contentsOf: redaction.replacement.unicodeScalars) }
+        while index < end {
+            switch input[index] {
+            case UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "b"), UInt8(ascii: "B"), UInt8(ascii: "e"),
+                UInt8(ascii: ">"):
+                return
+            default: index += 1
+            }
+        }
+    }
+
+    /// Applies the rule that starts at `index`, if one matches; `false` otherwise.
+    private mutating func applyRule() -> Bool {
+        let credentials = redaction.redactsCredentials
+        switch input[index] {
+        case UInt8(ascii: "b"), UInt8(ascii: "B"):
+            return credentials && isWordStart(index) && redactCredential()
+        case UInt8(ascii: "e"):
+            return credentials && redactJWT()
+        case UInt8(ascii: "="):
+            return hasNames && redactPair()
+        case UInt8(ascii: ":"):
+            if credentials, redactURLPassword() { return true }
+            return hasNames && redactPair()
+        case UInt8(ascii: ">"):
+            return hasNames && redactElement()
+        default:
+            return false
+        }
+    }
+
+    private mutating func finish(isComplete: Bool) -> Result {
+        guard changed else { return Result(redacted: nil, end: index, isComplete: isComplete) }
+        output += UnsafeBufferPointer(rebasing: input[copyStart..<index])
+        return Result(redacted: output, end: index, isComplete: isComplete)
+    }
+
+    /// Writes `replacement` (with `prefix` and `suffix` around it) in place of
+    /// `input[start..<end]`, and continues after it.
+    mutating func replace(_ start: Int, _ end: Int, prefix: [UInt8] = [], suffix: [UInt8] = []) {
+        if !changed { output.reserveCapacity(limit.map { min($0 + 64, input.count) } ?? input.count) }
+        output += UnsafeBufferPointer(rebasing: input[copyStart..<start])
+        output += prefix
+        output += replacement
+        output += suffix
+        copyStart = end
         index = end
-    }
-
-    /// The name right before `position` (a `=`), percent-decoded, or `nil` if there is none.
-    private func bareName(before position: Int) -> String? {
-        var first = position
-        while first > 0, Self.isNameScalar(scalars[first - 1]) || "[]%+".unicodeScalars.contains(scalars[first - 1]) {
-            first -= 1
-        }
-        guard first < position else { return nil }
-        let raw = String(String.UnicodeScalarView(scalars[first..<position]))
-        return raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw
+        changed = true
     }
 
     // MARK: Credentials
@@ -115,58 +157,152 @@ struct TextRedactor {
     /// `Bearer <redacted>`. An auth parameter such as `Basic realm="x"` is left alone.
     private mutating func redactCredential() -> Bool {
         for scheme in ["bearer", "basic"] {
-            let schemeScalars = Array(scheme.unicodeScalars)
-            let end = index + schemeScalars.count
-            guard end < scalars.count,
-                zip(scalars[index..<end], schemeScalars).allSatisfy({ Self.lowercased($0) == $1 }),
-                scalars[end] == " "
-            else { continue }
+            guard Self.matchesWord(input, at: index, scheme) else { continue }
+            let end = index + scheme.utf8.count
+            guard end < input.count, input[end] == UInt8(ascii: " ") else { continue }
             var tokenStart = end
-            while tokenStart < scalars.count, scalars[tokenStart] == " " { tokenStart += 1 }
+            while tokenStart < input.count, input[tokenStart] == UInt8(ascii: " ") { tokenStart += 1 }
             var tokenEnd = tokenStart
-            while tokenEnd < scalars.count, Self.isTokenScalar(scalars[tokenEnd]) { tokenEnd += 1 }
-            while tokenEnd < scalars.count, scalars[tokenEnd] == "=" { tokenEnd += 1 }
+            while tokenEnd < input.count, Self.isTokenByte(input[tokenEnd]) { tokenEnd += 1 }
+            while tokenEnd < input.count, input[tokenEnd] == UInt8(ascii: "=") { tokenEnd += 1 }
             guard tokenEnd > tokenStart else { return false }
-            if tokenEnd < scalars.count, scalars[tokenEnd - 1] == "=",
-                scalars[tokenEnd] == "\"" || Self.isNameScalar(scalars[tokenEnd])
+            if tokenEnd < input.count, input[tokenEnd - 1] == UInt8(ascii: "="),
+                input[tokenEnd] == UInt8(ascii: "\"") || Self.isNameByte(input[tokenEnd])
             {
                 return false  // `realm="x"`: a parameter, not a credential
             }
-            copy(tokenStart - index)
-            output.append(contentsOf: redaction.replacement.unicodeScalars)
-            index = tokenEnd
+            replace(tokenStart, tokenEnd)
             return true
         }
         return false
     }
 
-    // MARK: Scalars
+    /// At `eyJ` that starts a word: a JWT (three base64url segments) is hidden, also without
+    /// its `Bearer`.
+    private mutating func redactJWT() -> Bool {
+        guard index + 2 < input.count, input[index + 1] == UInt8(ascii: "y"), input[index + 2] == UInt8(ascii: "J"),
+            index == 0 || !Self.isBase64URL(input[index - 1])
+        else { return false }
+        var end = index
+        var dots = 0
+        while end < input.count, Self.isBase64URL(input[end]) || (input[end] == UInt8(ascii: ".") && dots < 2) {
+            if input[end] == UInt8(ascii: ".") { dots += 1 }
+            end += 1
+        }
+        guard dots == 2 else { return false }
+        replace(index, end)
+        return true
+    }
 
-    private mutating func copy(_ count: Int) {
-        output.append(contentsOf: scalars[index..<(index + count)])
-        index += count
+    /// At the `:` of `scheme://user:secret@host`: the password is hidden.
+    private mutating func redactURLPassword() -> Bool {
+        guard index + 2 < input.count, input[index + 1] == UInt8(ascii: "/"), input[index + 2] == UInt8(ascii: "/")
+        else { return false }
+        let authorityStart = index + 3
+        var authorityEnd = authorityStart
+        var at: Int?
+        while authorityEnd < input.count {
+            switch input[authorityEnd] {
+            case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "\""), UInt8(ascii: "'"),
+                0x20, 0x09, 0x0A, 0x0D:
+                break
+            case UInt8(ascii: "@"):
+                at = authorityEnd
+                authorityEnd += 1
+                continue
+            default:
+                authorityEnd += 1
+                continue
+            }
+            break
+        }
+        guard let at, let colon = input[authorityStart..<at].firstIndex(of: UInt8(ascii: ":")) else {
+            return false
+        }
+        replace(colon + 1, at)
+        return true
+    }
+
+    // MARK: Bytes and scalars
+
+    /// The scalar that ends right before `position`, and where it starts.
+    func scalarEnding(before position: Int) -> (Unicode.Scalar, Int)? {
+        guard position > 0 else { return nil }
+        let last = input[position - 1]
+        if last < 0x80 { return (Unicode.Scalar(last), position - 1) }
+        var start = position - 1
+        while start > 0, position - start < 4, input[start] & 0xC0 == 0x80 { start -= 1 }
+        var iterator = UnsafeBufferPointer(rebasing: input[start..<position]).makeIterator()
+        var decoder = UTF8()
+        guard case .scalarValue(let scalar) = decoder.decode(&iterator) else { return ("\u{FFFD}", position - 1) }
+        return (scalar, start)
+    }
+
+    /// `position`, moved past the rest of a scalar it may be inside.
+    private func scalarBoundary(from position: Int) -> Int {
+        var position = position
+        while position < input.count, input[position] & 0xC0 == 0x80 { position += 1 }
+        return position
     }
 
     private func isWordStart(_ position: Int) -> Bool {
-        position == 0 || !Self.isNameScalar(scalars[position - 1])
+        guard let (scalar, _) = scalarEnding(before: position) else { return true }
+        return !Self.isNameScalar(scalar)
     }
 
-    private static func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-"
-            || scalar == "."
+    static func matchesWord(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int, _ word: String) -> Bool {
+        var offset = position
+        for expected in word.utf8 {
+            guard offset < bytes.count, bytes[offset] | 0x20 == expected else { return false }
+            offset += 1
+        }
+        return true
     }
 
-    private static func isTokenScalar(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isASCII
-            && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
-                || "-._~+/".unicodeScalars.contains(scalar))
+    static func isNameScalar(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII { return isNameByte(UInt8(scalar.value)) }
+        return scalar.properties.isAlphabetic
     }
 
-    private static func isValueDelimiter(_ scalar: Unicode.Scalar) -> Bool {
-        " \t\r\n&\"',;<>)}]".unicodeScalars.contains(scalar)
+    static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."):
+            true
+        default: false
+        }
     }
 
-    private static func lowercased(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
-        ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32)! : scalar
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"), UInt8(ascii: "+"), UInt8(ascii: "/"):
+            true
+        default: false
+        }
+    }
+
+    private static func isBase64URL(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            true
+        default: false
+        }
+    }
+
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    static func isValueDelimiter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x20, 0x09, 0x0D, 0x0A, UInt8(ascii: "&"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: ","),
+            UInt8(ascii: ";"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: ")"), UInt8(ascii: "}"),
+            UInt8(ascii: "]"):
+            true
+        default: false
+        }
     }
 }

@@ -84,7 +84,7 @@ final class HostGate: Sendable {
     /// cancelled first (then nothing is held).
     func acquire(_ host: String) async -> Slot? {
         if let slot = takeFreeSlot(host) { return slot }
-        let id = state.withLock { state -> UInt64 in
+        let id = state.withValue { state -> UInt64 in
             state.nextID += 1
             return state.nextID
         }
@@ -100,7 +100,7 @@ final class HostGate: Sendable {
 
     /// Gives `slot` back: to the longest waiter for its host, if any.
     func release(_ slot: Slot) {
-        let next = state.withLock { state -> UnsafeContinuation<Bool, Never>? in
+        let next = state.withValue { state -> UnsafeContinuation<Bool, Never>? in
             guard var lane = state.lanes[slot.host] else { return nil }
             defer { Self.store(lane, for: slot.host, in: &state) }
             while lane.waiting > 0, lane.head < lane.queue.count {
@@ -120,19 +120,19 @@ final class HostGate: Sendable {
 
     /// The number of calls waiting for a slot, for tests.
     var waitingCount: Int {
-        state.withLock { $0.waiters.count }
+        state.withValue { $0.waiters.count }
     }
 
     /// The number of slots held, for tests.
     var activeCount: Int {
-        state.withLock { $0.lanes.values.reduce(0) { $0 + $1.active } }
+        state.withValue { $0.lanes.values.reduce(0) { $0 + $1.active } }
     }
 
     // MARK: Private
 
     /// A slot at once, when one is free and nobody is waiting (no suspension at all).
     private func takeFreeSlot(_ host: String) -> Slot? {
-        state.withLock { state -> Slot? in
+        state.withValue { state -> Slot? in
             var lane = state.lanes[host] ?? Lane()
             guard lane.waiting == 0, lane.active < limit else { return nil }
             lane.active += 1
@@ -143,7 +143,7 @@ final class HostGate: Sendable {
     }
 
     private func enqueue(_ id: UInt64, host: String, _ continuation: UnsafeContinuation<Bool, Never>) {
-        let answer = state.withLock { state -> Bool? in
+        let answer = state.withValue { state -> Bool? in
             // Checked under the lock that `cancel` takes: a cancellation that came before
             // this found no waiter to resume, so it is answered here.
             if Task.isCancelled { return false }
@@ -164,7 +164,7 @@ final class HostGate: Sendable {
     }
 
     private func cancel(_ id: UInt64) {
-        let continuation = state.withLock { state -> UnsafeContinuation<Bool, Never>? in
+        let continuation = state.withValue { state -> UnsafeContinuation<Bool, Never>? in
             guard let waiter = state.waiters.removeValue(forKey: id) else { return nil }
             if var lane = state.lanes[waiter.host] {
                 lane.waiting -= 1

@@ -27,12 +27,12 @@ final class InflightRequests: Sendable {
 
     /// The number of calls under way, for tests.
     var count: Int {
-        state.withLock { $0.calls.count }
+        state.withValue { $0.calls.count }
     }
 
     /// The number of callers waiting for a call, for tests.
     var waiterCount: Int {
-        state.withLock { $0.calls.values.reduce(0) { $0 + $1.waiters.count } }
+        state.withValue { $0.calls.values.reduce(0) { $0 + $1.waiters.count } }
     }
 
     /// The result of the call for `identity`: the one in flight, or a new one, the task that
@@ -44,7 +44,7 @@ final class InflightRequests: Sendable {
     nonisolated(nonsending) func result(
         for identity: EndpointIdentity, signing: SigningState, start: () -> Task<Outcome, Never>
     ) async -> Outcome {
-        let waiter = state.withLock { state -> UInt64 in
+        let waiter = state.withValue { state -> UInt64 in
             state.nextID += 1
             return state.nextID
         }
@@ -61,7 +61,7 @@ final class InflightRequests: Sendable {
         _ identity: EndpointIdentity, waiter: UInt64, signing: SigningState,
         continuation: CheckedContinuation<Outcome, Never>, start: () -> Task<Outcome, Never>
     ) {
-        let joined = state.withLock { state -> Bool in
+        let joined = state.withValue { state -> Bool in
             // Checked under the lock that `leave` takes: a cancellation that came before this
             // found no waiter to resume, so it is handled here.
             if Task.isCancelled { return false }
@@ -91,7 +91,7 @@ final class InflightRequests: Sendable {
 
     /// Resumes every caller still waiting for call `id`.
     private func finish(_ identity: EndpointIdentity, call id: UInt64, with outcome: Outcome) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Outcome, Never>] in
+        let waiters = state.withValue { state -> [CheckedContinuation<Outcome, Never>] in
             guard let call = state.calls[identity], call.id == id else { return [] }
             state.calls[identity] = nil
             return Array(call.waiters.values)
@@ -103,7 +103,7 @@ final class InflightRequests: Sendable {
 
     /// A cancelled caller stops waiting; the last one to go cancels the call.
     private func leave(_ identity: EndpointIdentity, waiter: UInt64, signing: SigningState) {
-        let (continuation, abandoned) = state.withLock {
+        let (continuation, abandoned) = state.withValue {
             state -> (CheckedContinuation<Outcome, Never>?, Task<Void, Never>?) in
             guard var call = state.calls[identity], let continuation = call.waiters.removeValue(forKey: waiter)
             else {

@@ -26,7 +26,7 @@ package final class DeferredHTTPResponse: Sendable {
 
     /// The response, built now if it was not yet.
     package var value: HTTPURLResponse? {
-        state.withLock { state in
+        state.withValue { state in
             switch state {
             case .built(let response):
                 return response

@@ -21,14 +21,14 @@ enum TargetRoute {
 
         static func of<Target: TargetType>(_ target: Target) -> Kind {
             let key = ObjectIdentifier(Target.self)
-            if let known = known.withLock({ $0[key] }) { return known }
+            if let known = known.withValue({ $0[key] }) { return known }
             let kind = Kind(
                 typeName: String(describing: Target.self),
                 isEnum: Mirror(reflecting: target).displayStyle == .enum,
                 describesItself: target is any CustomStringConvertible || target is any CustomDebugStringConvertible
                     || target is any TextOutputStreamable)
             // Bounded: an app has a handful of target types.
-            known.withLock { if $0.count < 1024 { $0[key] = kind } }
+            known.withValue { if $0.count < 1024 { $0[key] = kind } }
             return kind
         }
 

@@ -104,9 +104,9 @@ struct AttemptTelemetry {
     /// The URL without user info, with the values of secret query fields hidden.
     private static func fullURL(_ url: URL) -> String {
         let text = url.absoluteString
-        // Nothing to hide without user info, a query or a fragment: the common case.
-        if !text.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
-        {
+        // Nothing to hide without user info, a query, a fragment, a `;name=value` parameter or
+        // a JWT (`eyJ…`) in the path: the common case, which skips the redactor.
+        if !Self.mayHoldSecret(text) {
             return text
         }
         guard url.user != nil || url.password != nil,
@@ -115,6 +115,22 @@ struct AttemptTelemetry {
         components.user = nil
         components.password = nil
         return components.url.map { Redaction.default.redact(url: $0) } ?? "<url>"
+    }
+
+    /// Whether `text` has anything ``Redaction/redact(url:)`` could hide.
+    private static func mayHoldSecret(_ text: String) -> Bool {
+        var previous: (UInt8, UInt8) = (0, 0)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "@"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: ";"), UInt8(ascii: "="):
+                return true
+            case UInt8(ascii: "J") where previous == (UInt8(ascii: "e"), UInt8(ascii: "y")):
+                return true
+            default:
+                previous = (previous.1, byte)
+            }
+        }
+        return false
     }
 
     /// A low-cardinality name for what failed.

@@ -15,12 +15,12 @@ enum BlockingIO {
         let cancelled = Locked(false)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let thread = Thread { continuation.resume(with: Result { try work({ cancelled.current }) }) }
+                let thread = Thread { continuation.resume(with: Result { try work({ cancelled.value }) }) }
                 thread.name = "Courier.BlockingIO"
                 thread.start()
             }
         } onCancel: {
-            cancelled.withLock { $0 = true }
+            cancelled.withValue { $0 = true }
         }
     }
 }

@@ -35,7 +35,7 @@ final class ProgressTracker: Sendable {
 
     private func record(completed: Int64, total: Int64?) {
         let fraction = total.map { $0 > 0 ? min(1, max(0, Double(completed) / Double($0))) : 0 } ?? 0
-        state.withLock { state in
+        state.withValue { state in
             guard !state.isFinished else { return }
             state.highestFraction = max(state.highestFraction, fraction)
             state.lastCompleted = completed
@@ -47,7 +47,7 @@ final class ProgressTracker: Sendable {
     /// Reports the end of the transfer, with its response: progress 1, and the total (or
     /// the bytes last reported, or the body's size when nothing was reported).
     func finish(with response: Response) {
-        state.withLock { state in
+        state.withValue { state in
             guard !state.isFinished else { return }
             state.isFinished = true
             state.highestFraction = 1

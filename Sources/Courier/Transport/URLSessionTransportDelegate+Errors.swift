@@ -149,14 +149,8 @@ extension URLSessionTransportDelegate {
     /// `METHOD scheme://host:port/path`: no query, no user info (either may hold a secret).
     private static func describe(_ request: URLRequest, url: URL?) -> String {
         let method = request.httpMethod ?? "GET"
-        guard let url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            return method
-        }
-        components.user = nil
-        components.password = nil
-        components.query = nil
-        components.fragment = nil
-        return "\(method) \(components.string ?? "")"
+        guard let url else { return method }
+        return "\(method) \(url.locationWithoutSecrets)"
     }
 
     private static func userInfo(url: URL?, description: String) -> [String: Any] {

@@ -135,20 +135,20 @@ final class URLSessionTransportDelegate: NSObject, Sendable {
     /// created: the body kept so far plus the block being handed over. On Linux the blocks
     /// arrive inside libcurl's own callback (see `InlineDelegateQueue`), so nothing else
     /// holds them: this is what proves ``URLSessionTransport/maximumResponseBodySize``.
-    var largestBodyHeld: Int { bodyHighWater.current }
+    var largestBodyHeld: Int { bodyHighWater.value }
 
     /// Notes that `bytes` of one body were held at once.
     func recordBodyHeld(_ bytes: Int) {
-        bodyHighWater.withLock { $0 = max($0, bytes) }
+        bodyHighWater.withValue { $0 = max($0, bytes) }
     }
 
     func register(_ state: TaskState, for task: URLSessionTask) {
-        states.withLock { $0[task.taskIdentifier] = state }
+        states.withValue { $0[task.taskIdentifier] = state }
     }
 
     /// Ends `task` with `error` before it was started.
     func fail(_ task: URLSessionTask, with error: any Error) {
-        let continuation = states.withLock { states -> CheckedContinuation<Outcome, any Error>? in
+        let continuation = states.withValue { states -> CheckedContinuation<Outcome, any Error>? in
             let state = states.removeValue(forKey: task.taskIdentifier)
             defer { state?.continuation = nil }
             return state?.continuation
@@ -170,7 +170,7 @@ final class URLSessionTransportDelegate: NSObject, Sendable {
     /// Runs `body` with `task`'s state under the lock; `nil` when the task is not (or no
     /// longer) registered.
     func withState<T>(_ task: URLSessionTask, _ body: (TaskState) -> T) -> T? {
-        states.withLock {
+        states.withValue {
             guard let state = $0[task.taskIdentifier] else { return nil }
             return body(state)
         }
@@ -178,7 +178,7 @@ final class URLSessionTransportDelegate: NSObject, Sendable {
 
     /// Removes `task`'s state and takes its continuation, once.
     func finishState(of task: URLSessionTask) -> (TaskState, CheckedContinuation<Outcome, any Error>)? {
-        states.withLock { states in
+        states.withValue { states in
             guard let state = states.removeValue(forKey: task.taskIdentifier),
                 let continuation = state.continuation
             else { return nil }

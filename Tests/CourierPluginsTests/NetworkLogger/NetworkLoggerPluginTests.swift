@@ -32,6 +32,23 @@ struct NetworkLoggerPluginTests {
             ])
     }
 
+    @Test("the metrics option logs what the attempt cost in one line, and nothing when the transport measured nothing")
+    func metrics() async throws {
+        let measured = TransferMetrics(total: 0.0125, bytesReceived: 9, reusedConnection: true, protocolVersion: "1.1")
+        let provider = Provider<PluginTestTarget>(
+            transport: ClosureTransport { request in
+                Response(statusCode: 200, data: Data(#"{"id":1}"#.utf8), request: request.urlRequest, metrics: measured)
+            }, plugins: [NetworkLoggerTestSupport.logger(lines, options: [.metrics])])
+        _ = try await provider.request(PluginTestTarget())
+        #expect(lines.all.contains("Metrics: total 12.5 ms; received 9 B; http/1.1, reused"))
+        let stubbed = Provider<PluginTestTarget>(
+            stubClosure: Provider.immediatelyStub,
+            plugins: [NetworkLoggerTestSupport.logger(lines, options: [.metrics])])
+        let before = lines.all.count
+        _ = try await stubbed.request(PluginTestTarget())
+        #expect(!lines.all.dropFirst(before).contains { $0.hasPrefix("Metrics:") })
+    }
+
     @Test("verbose logs request and response bodies; error bodies only with errorResponseBody")
     func bodies() async throws {
         transport.enqueue(

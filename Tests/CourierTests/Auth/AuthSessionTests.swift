@@ -3,8 +3,9 @@ import CourierTesting
 import Foundation
 import Testing
 
-/// AuthSession with closure-backed refreshes: real concurrency, no network.
-@Suite("AuthSession")
+/// AuthSession with closure-backed refreshes: real concurrency, no network. A refresh is held
+/// at a gate, or until its callers have all been started, never for a time.
+@Suite("AuthSession", .timeLimit(.minutes(10)))
 struct AuthSessionTests {
     static func token(_ name: String, refresh: String? = "R", lifetime: TimeInterval = 3600) -> OAuthToken {
         OAuthToken(
@@ -15,17 +16,22 @@ struct AuthSessionTests {
     func singleFlightUnderConcurrency() async throws {
         for round in 0..<50 {
             let calls = CallCounter()
+            let started = CallCounter()
             let session = AuthSession(
                 store: InMemoryTokenStore(Self.token("old", lifetime: -1)),
                 refresh: { _ in
                     calls.increment()
-                    try await Task.sleep(nanoseconds: 2_000_000)
+                    // Held until every caller has been started: they all ask while it runs.
+                    try await started.wait(forAtLeast: 100)
                     return Self.token("new-\(round)")
-                })
+                },
+                // Held by the test: it must not time out on a slow machine (not the claim here).
+                refreshTimeout: 3_600)
             let tokens = try await withThrowingTaskGroup(of: String.self) { group in
                 for index in 0..<100 {
                     group.addTask {
-                        index.isMultiple(of: 2)
+                        started.increment()
+                        return index.isMultiple(of: 2)
                             ? try await session.validToken().accessToken
                             : try await session.refresh(rejectingAccessToken: "old").accessToken
                     }
@@ -37,19 +43,27 @@ struct AuthSessionTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("cancelling the caller that triggered the refresh cancels only that caller")
     func cancelTrigger() async throws {
+        let executor = SerialTaskExecutor()
+        let gate = Gate()
         let calls = CallCounter()
         let session = AuthSession(
             store: InMemoryTokenStore(Self.token("old", lifetime: -1)),
             refresh: { _ in
                 calls.increment()
-                try await Task.sleep(nanoseconds: 300_000_000)
+                // A cancelled refresh would throw here, and the others would fail with it.
+                try await gate.wait()
                 return Self.token("new")
-            })
+            },
+            // Held by the test: it must not time out on a slow machine (not the claim here).
+            refreshTimeout: 3_600)
         let trigger = Task { try await session.validToken() }
-        try await Task.sleep(nanoseconds: 50_000_000)
-        let others = (0..<5).map { _ in Task { try await session.validToken() } }
+        try await calls.wait(forAtLeast: 1)
+        let others = (0..<5).map { _ in Task(executorPreference: executor) { try await session.validToken() } }
+        // All five wait for the refresh that the trigger started.
+        try await executor.waitUntilIdle()
         trigger.cancel()
         await #expect {
             try await trigger.value
@@ -57,6 +71,7 @@ struct AuthSessionTests {
             if case .cancelled = error as? AuthenticationError { return true }
             return false
         }
+        gate.open()
         for other in others {
             #expect(try await other.value.accessToken == "new")
         }
@@ -85,11 +100,9 @@ struct AuthSessionTests {
         }
         #expect(await session.token?.accessToken == "old", "the waiter failed while the refresh still hung")
         // The late answer arrives and is adopted: nothing else changed the token.
+        let events = session.events
         release.continuation.yield()
-        for _ in 0..<500 {
-            if await session.token?.accessToken == "new-1" { break }
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
+        for await event in events where event == .refreshed { break }
         #expect(await session.token?.accessToken == "new-1")
         #expect(calls.value == 1)
     }
@@ -162,39 +175,60 @@ struct AuthSessionTests {
 
     @Test("sign-out during a refresh: waiters fail and the old session does not come back")
     func signOutDuringRefresh() async throws {
-        let session = AuthSession(
-            store: InMemoryTokenStore(Self.token("old", lifetime: -1)),
-            refresh: { _ in
-                try? await Task.sleep(nanoseconds: 200_000_000)
-                return Self.token("resurrected")
-            })
-        let waiter = Task { try await session.validToken() }
-        try await Task.sleep(nanoseconds: 50_000_000)
-        try await session.signOut()
-        await #expect {
-            try await waiter.value
-        } throws: { error in
-            if case .missingCredential = error as? AuthenticationError { return true }
-            return false
-        }
-        try await Task.sleep(nanoseconds: 300_000_000)
-        #expect(await session.token == nil)
+        let store = InMemoryTokenStore(Self.token("old", lifetime: -1))
+        let gate = Gate()
+        let started = CallCounter()
+        let released = CallCounter()
+        try await {
+            let sentinel = ReleaseSignal(released)
+            let session = AuthSession(
+                store: store,
+                refresh: { _ in
+                    withExtendedLifetime(sentinel) {}
+                    started.increment()
+                    // The sign-out cancels the refresh; it answers all the same, once let go.
+                    try? await gate.wait()
+                    return Self.token("resurrected")
+                },
+                // Held by the test: it must not time out on a slow machine (not the claim here).
+                refreshTimeout: 3_600)
+            let waiter = Task { try await session.validToken() }
+            try await started.wait(forAtLeast: 1)
+            try await session.signOut()
+            await #expect {
+                try await waiter.value
+            } throws: { error in
+                if case .missingCredential = error as? AuthenticationError { return true }
+                return false
+            }
+            #expect(await session.token == nil)
+            gate.open()
+        }()
+        // The sentinel goes when the session (which holds the refresh closure) and the refresh
+        // task are both gone: the late answer has been dealt with by then.
+        try await released.wait(forAtLeast: 1)
+        #expect(store.load() == nil, "the late answer did not bring the old session back")
     }
 
     @Test("first-token acquisition is single-flight across 50 concurrent callers — 20 rounds")
     func acquire() async throws {
         for _ in 0..<20 {
             let calls = CallCounter()
+            let started = CallCounter()
             let session = AuthSession(
                 refresh: { _ in throw URLError(.badServerResponse) },
                 acquire: {
                     calls.increment()
-                    try await Task.sleep(nanoseconds: 1_000_000)
+                    // Held until every caller has been started: they all ask while it runs.
+                    try await started.wait(forAtLeast: 50)
                     return Self.token("anonymous")
-                })
+                },
+                // Held by the test: it must not time out on a slow machine (not the claim here).
+                refreshTimeout: 3_600)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<50 {
                     group.addTask {
+                        started.increment()
                         let token = try await session.validToken()
                         #expect(token.accessToken == "anonymous")
                     }
@@ -217,5 +251,19 @@ struct AuthSessionTests {
         #expect(await firstIterator.next() == .signedIn)
         #expect(await firstIterator.next() == .signedOut)
         #expect(await secondIterator.next() == .signedOut)
+    }
+}
+
+/// Counts its own release: captured by a refresh closure, it goes once the session that holds
+/// the closure and every task running it are gone.
+final class ReleaseSignal: Sendable {
+    private let released: CallCounter
+
+    init(_ released: CallCounter) {
+        self.released = released
+    }
+
+    deinit {
+        released.increment()
     }
 }

@@ -13,13 +13,13 @@ struct LockedTests {
             for task in 0..<32 {
                 group.addTask {
                     for step in 0..<200 {
-                        box.withLock { $0[task, default: 0] += step % 2 == 0 ? 2 : -1 }
+                        box.withValue { $0[task, default: 0] += step % 2 == 0 ? 2 : -1 }
                     }
                 }
             }
         }
-        #expect(box.current.count == 32)
-        #expect(box.current.values.allSatisfy { $0 == 100 })
+        #expect(box.value.count == 32)
+        #expect(box.value.values.allSatisfy { $0 == 100 })
     }
 
     @Test("withLock returns what its body returns, and a throwing body leaves the changes it made")
@@ -27,16 +27,16 @@ struct LockedTests {
         struct Stop: Error {}
         let box = Locked(0)
         #expect(
-            box.withLock { value -> Int in
+            box.withValue { value -> Int in
                 value += 1
                 return value * 10
             } == 10)
         #expect(throws: Stop.self) {
-            try box.withLock { value in
+            try box.withValue { value in
                 value += 1
                 throw Stop()
             }
         }
-        #expect(box.current == 2)
+        #expect(box.value == 2)
     }
 }

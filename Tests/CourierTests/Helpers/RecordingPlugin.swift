@@ -15,6 +15,11 @@ final class HookLog: Sendable {
     }
 
     var all: [String] { entries.value }
+
+    /// Waits until at least `count` entries have been appended.
+    func wait(forCount count: Int) async throws {
+        try await entries.wait { $0.count >= count }
+    }
 }
 
 struct RecordingPlugin: PluginType {

@@ -8,7 +8,9 @@ import Testing
 #endif
 
 /// Moya 15 code that must compile and behave as in Moya.
-@Suite("Moya 15 names: MultipartFormData, FormDataProvider, Completion, ProgressBlock, supportsMultipart")
+@Suite(
+    "Moya 15 names: MultipartFormData, FormDataProvider, Completion, ProgressBlock, supportsMultipart",
+    .timeLimit(.minutes(10)))
 struct MoyaNamesTests {
     enum Upload: TargetType {
         case avatar([MultipartFormData])
@@ -84,9 +86,9 @@ struct MoyaNamesTests {
 
         provider.request(.user(id: 1), callbackQueue: .global(), progress: progress, completion: completion)
 
-        #expect(await eventually { done.count == 1 })
+        try await done.wait(forCount: 1)
         #expect(try done.result(0)?.get().statusCode == 200)
-        #expect(await eventually { steps.value >= 1 })
+        try await steps.wait(forAtLeast: 1)
         let nested: Provider<TestAPI>.Completion = completion
         _ = nested
     }

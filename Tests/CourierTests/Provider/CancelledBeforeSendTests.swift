@@ -7,16 +7,16 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("A request cancelled before it is sent still reaches didReceive and process")
+@Suite("A request cancelled before it is sent still reaches didReceive and process", .timeLimit(.minutes(10)))
 struct CancelledBeforeSendTests {
-    /// Holds `prepare` until the request's task is cancelled (at most 10 s).
+    /// Holds `prepare` until the request's task is cancelled (the suite's time limit ends a
+    /// test that never cancels it).
     struct WaitForCancel: PluginType {
         let entered: CallCounter
         func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
             _ = entered.increment()
-            for _ in 0..<1_000 where !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: 10_000_000)
-            }
+            // A gate nobody opens: only the cancellation ends the wait.
+            try? await Gate().wait()
             return request
         }
     }
@@ -45,7 +45,7 @@ struct CancelledBeforeSendTests {
                 return .failure(error)
             }
         }
-        #expect(await eventually { entered.value == 1 })
+        try await entered.wait(forAtLeast: 1)
         task.cancel()
 
         #expect(await task.value.failureIsCancelled)
@@ -59,7 +59,7 @@ struct CancelledBeforeSendTests {
         let provider = Provider<TestAPI>.scripted(
             ScriptedTransport(), plugins: [WaitForCancel(entered: entered), RecoverCancel()])
         let task = Task { try await provider.request(.plain) }
-        #expect(await eventually { entered.value == 1 })
+        try await entered.wait(forAtLeast: 1)
         task.cancel()
 
         #expect(try await task.value.statusCode == 299)
@@ -74,9 +74,9 @@ struct CancelledBeforeSendTests {
             let provider = Provider<TestAPI>.scripted(
                 ScriptedTransport(), plugins: [WaitForCancel(entered: entered), RecordingPlugin(name: "r", log: log)])
             let handle = provider.request(.plain, callbackQueue: .global()) { done.add(0, $0) }
-            #expect(await eventually { entered.value == 1 })
+            try await entered.wait(forAtLeast: 1)
             handle.cancel()
-            #expect(await eventually { done.count == 1 })
+            try await done.wait(forCount: 1)
             #expect(done.result(0)?.failureIsCancelled == true)
             #expect(log.all == ["r.prepare", "r.didReceive", "r.process"])
         }

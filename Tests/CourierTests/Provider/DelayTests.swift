@@ -10,7 +10,7 @@ import Testing
 /// Every wait Courier schedules takes any number of seconds — negative, NaN, infinite, a
 /// `Retry-After` in the year 9999 — without trapping, and a long wait ends at once when the
 /// task is cancelled.
-@Suite("Delays are clamped", .timeLimit(.minutes(2)))
+@Suite("Delays are clamped", .timeLimit(.minutes(10)))
 struct DelayTests {
     @Test(
         "seconds to nanoseconds: none for negative, zero or NaN; capped at 100 years",
@@ -25,31 +25,38 @@ struct DelayTests {
         #expect(Delay.nanoseconds(seconds) == expected)
     }
 
-    /// Runs `body` in a task, cancels it after `after` seconds and returns its result.
+    /// Runs `body` in a task, cancels it once it waits and returns its result.
     ///
-    /// The waits cancelled here are 100 years long: a result of cancellation proves the wait
-    /// ended because of the cancel (no time bound is asserted; the machine may be very busy,
-    /// and the suite's time limit catches a wait that does not end). A clamp that went wrong
-    /// would trap, or wait no time at all and give a different result.
-    private func cancelled<T: Sendable>(
-        after: Double = 0.2, _ body: @escaping @Sendable () async throws -> T
-    ) async -> Result<T, any Error> {
-        let task = Task { try await body() }
-        try? await Task.sleep(nanoseconds: UInt64(after * 1e9))
+    /// The task runs on a ``SerialTaskExecutor``: once `reached` has returned (an event the
+    /// wait comes after, if it is not the task's first) and the executor is idle, the task is
+    /// suspended in its wait, or done. The waits cancelled here are 100 years long: a result of
+    /// cancellation proves the wait ended because of the cancel (no time bound is asserted; the
+    /// suite's time limit catches a wait that does not end). A clamp that went wrong would
+    /// trap, or wait no time at all and give a different result.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    private func cancelledWhileWaiting<T: Sendable>(
+        after reached: () async throws -> Void = {}, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> Result<T, any Error> {
+        let executor = SerialTaskExecutor()
+        let task = Task(executorPreference: executor) { try await body() }
+        try await reached()
+        try await executor.waitUntilIdle()
         task.cancel()
         return await task.result
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("RetryPolicy's default sleep: NaN and negative return at once, infinity waits until cancelled")
     func defaultSleep() async throws {
         // These return (a wrong clamp would sleep ~forever, and the time limit would end it).
         try await RetryPolicy.defaultSleep(.nan)
         try await RetryPolicy.defaultSleep(-5)
         try await RetryPolicy.defaultSleep(-.infinity)
-        let result = await cancelled { try await RetryPolicy.defaultSleep(.infinity) }
+        let result = try await cancelledWhileWaiting { try await RetryPolicy.defaultSleep(.infinity) }
         #expect(throws: CancellationError.self) { try result.get() }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("a 503 with Retry-After in the year 9999 under maximumRetryAfter: .infinity waits until cancelled")
     func farFutureRetryAfter() async throws {
         let transport = ScriptedTransport()
@@ -57,7 +64,7 @@ struct DelayTests {
             .status(503, headers: ["Retry-After": "Fri, 31 Dec 9999 23:59:59 GMT"]), for: .any)
         let provider = Provider<TestAPI>(
             transport: transport, retryPolicy: RetryPolicy(maxRetries: 3, maximumRetryAfter: .infinity))
-        let result = await cancelled { try await provider.request(.plain) }
+        let result = try await cancelledWhileWaiting { try await provider.request(.plain) }
         #expect(throws: CourierError.self) { try result.get() }
         if case .failure(let error as CourierError) = result { #expect(error.isCancelled) }
         #expect(transport.requests.count == 1, "nothing was sent again")
@@ -76,6 +83,7 @@ struct DelayTests {
         #expect(Delay.nanoseconds(RetryPolicy(baseDelay: .nan, random: { 0.5 }).backoff(1)) == 0)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("a delayed stub with a NaN or negative delay answers at once; an infinite one waits until cancelled")
     func delayedStubs() async throws {
         let immediate: [Double] = [.nan, -1, -.infinity]
@@ -84,7 +92,7 @@ struct DelayTests {
             #expect(try await provider.request(.plain).statusCode == 200)
         }
         let forever = Provider<TestAPI>(stubClosure: Provider<TestAPI>.delayedStub(Double.infinity))
-        let result = await cancelled { try await forever.request(.plain) }
+        let result = try await cancelledWhileWaiting { try await forever.request(.plain) }
         if case .failure(let error as CourierError) = result {
             #expect(error.isCancelled)
         } else {
@@ -92,13 +100,14 @@ struct DelayTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("ScriptedTransport's delayed reply clamps too")
     func scriptedDelay() async throws {
         let transport = ScriptedTransport()
         transport.enqueue(.delayed(seconds: .nan, .status(204)), .delayed(seconds: .infinity, .status(200)), for: .any)
         let provider = Provider<TestAPI>.scripted(transport)
         #expect(try await provider.request(.plain).statusCode == 204)
-        let result = await cancelled { try await provider.request(.plain) }
+        let result = try await cancelledWhileWaiting { try await provider.request(.plain) }
         if case .failure(let error as CourierError) = result {
             #expect(error.isCancelled)
         } else {
@@ -106,6 +115,7 @@ struct DelayTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("an infinite replay delay waits until cancelled; a NaN one is none")
     func replayDelay() async throws {
         for (delay, answers) in [(Double.nan, true), (.infinity, false)] {
@@ -120,7 +130,12 @@ struct DelayTests {
                 #expect(try await provider.request(.plain).statusCode == 200)
                 continue
             }
-            let result = await cancelled(after: 0.3) { try await provider.request(.plain) }
+            // The replay waits once the refresh is over: its event comes after the request was
+            // woken, so the executor is idle only once the replay delay has begun.
+            let events = session.events
+            let result = try await cancelledWhileWaiting(after: {
+                for await event in events where event == .refreshed { break }
+            }) { try await provider.request(.plain) }
             if case .failure(let error as CourierError) = result {
                 #expect(error.isCancelled)
             } else {
@@ -130,6 +145,7 @@ struct DelayTests {
         }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("refreshTimeout: NaN counts as the default, infinity never times out, negative at once")
     func refreshTimeouts() async throws {
         #expect(AuthSession(refresh: { $0 }, refreshTimeout: .nan).refreshTimeout == 30)
@@ -153,7 +169,8 @@ struct DelayTests {
                 }
                 continue
             }
-            let result = await cancelled(after: 0.3) { try await session.refresh(rejectingAccessToken: "old") }
+            // Idle: the caller waits for the refresh, which waits for `release`.
+            let result = try await cancelledWhileWaiting { try await session.refresh(rejectingAccessToken: "old") }
             guard case .failure(AuthenticationError.cancelled) = result else {
                 Issue.record("timeout \(timeout): unexpected \(result)")
                 continue

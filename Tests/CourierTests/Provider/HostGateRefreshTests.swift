@@ -9,7 +9,8 @@ import Testing
 #endif
 
 @Suite(
-    "maxRequestsPerHost with a refresh: requests queued at the gate go out with the new token", .timeLimit(.minutes(3)))
+    "maxRequestsPerHost with a refresh: requests queued at the gate go out with the new token", .timeLimit(.minutes(10))
+)
 struct HostGateRefreshTests {
     static func token(_ name: String) -> OAuthToken {
         OAuthToken(
@@ -23,18 +24,26 @@ struct HostGateRefreshTests {
         let limit = 1 + round % 4
         let server = TokenCheckingServer(valid: "new")
         let refreshes = CallCounter()
+        let started = CallCounter()
         let session = AuthSession(
             store: InMemoryTokenStore(Self.token("old")),
             refresh: { _ in
                 refreshes.increment()
-                try await Task.sleep(nanoseconds: 3_000_000)
+                // Held until every request of the storm has been made: they all arrive while
+                // the refresh is in flight.
+                try await started.wait(forAtLeast: 200)
                 return Self.token("new")
-            })
+            },
+            // Held by the test: it must not time out on a slow machine (not the claim here).
+            refreshTimeout: 3_600)
         let provider = RefreshableProvider<HostAPI>(
             auth: session, transport: server.transport, maxRequestsPerHost: limit)
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<200 {
-                group.addTask { try await provider.request(.item(index)).statusCode }
+                group.addTask {
+                    started.increment()
+                    return try await provider.request(.item(index)).statusCode
+                }
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
@@ -74,24 +83,31 @@ struct HostGateRefreshTests {
         #expect(server.maxInFlight == 1)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("a shared call whose first caller cancelled retries under that caller's slot, not behind its own joiners")
     func sharedCallOutlivesItsCaller() async throws {
+        let executor = SerialTaskExecutor()
         let transport = SlotCountingTransport(failFirstAttempts: true)
         let session = AuthSession(store: InMemoryTokenStore(Self.token("new")), refresh: { _ in Self.token("new") })
         let provider = RefreshableProvider<HostAPI>(
             auth: session, transport: transport,
             retryPolicy: RetryPolicy(maxRetries: 1, random: { 0 }, sleep: { _ in }),
             trackInflights: true, maxRequestsPerHost: 2)
-        // The first caller starts the shared call, the second joins it; both hold a slot.
-        let first = Task { try await provider.request(.item(1)) }
-        #expect(await eventually { transport.inFlight == 1 })
-        let second = Task { try await provider.request(.item(1)) }
-        #expect(await eventually { provider.inflights?.waiterCount == 2 })
-        let third = Task { try await provider.request(.item(1)) }
-        #expect(await eventually { provider.hostGate?.waitingCount == 1 })
+        // The first caller starts the shared call, the second joins it; both hold a slot. (The
+        // call itself runs in a task of its own, so the transport says when it has arrived.)
+        let first = Task(executorPreference: executor) { try await provider.request(.item(1)) }
+        try await transport.waitForInFlight(1)
+        try await executor.waitUntilIdle()
+        let second = Task(executorPreference: executor) { try await provider.request(.item(1)) }
+        try await executor.waitUntilIdle()
+        // Both slots are held: the third waits for one.
+        let third = Task(executorPreference: executor) { try await provider.request(.item(1)) }
+        try await executor.waitUntilIdle()
         // The first caller leaves; its slot goes to the third, which joins the shared call.
         first.cancel()
-        #expect(await eventually { provider.inflights?.waiterCount == 2 && provider.hostGate?.waitingCount == 0 })
+        await #expect(throws: CourierError.self) { try await first.value }
+        try await executor.waitUntilIdle()
+        #expect(transport.inFlight == 1, "the shared call is still the only one")
         // The shared call's first attempt is answered 503; its retry must not wait for a
         // slot while both slots are held by callers waiting for this very call.
         transport.open()
@@ -100,28 +116,30 @@ struct HostGateRefreshTests {
         #expect(transport.paths == ["/items/1", "/items/1"])
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("cancelling calls queued behind a slot's holder that waits for its refresh is prompt")
     func cancelWhileHolderRefreshes() async throws {
+        let executor = SerialTaskExecutor()
         let server = TokenCheckingServer(valid: "new")
-        let released = LockIsolated(false)
+        let gate = Gate()
         let refreshEnded = LockIsolated(false)
         let session = AuthSession(
             store: InMemoryTokenStore(Self.token("old")),
             refresh: { _ in
-                // Held until the test releases it (at most 120 s): the holder keeps its slot.
-                for _ in 0..<60_000 where !released.value {
-                    try await Task.sleep(nanoseconds: 2_000_000)
-                }
+                // Held until the test opens the gate: the holder keeps its slot.
+                try await gate.wait()
                 refreshEnded.setValue(true)
                 return Self.token("new")
-            })
+            },
+            // Held by the test: it must not time out on a slow machine (not the claim here).
+            refreshTimeout: 3_600)
         let provider = RefreshableProvider<HostAPI>(
             auth: session, transport: server.transport, maxRequestsPerHost: 1)
-        let holder = Task { try await provider.request(.item(0)) }
+        let holder = Task(executorPreference: executor) { try await provider.request(.item(0)) }
         // Started together with the holder: some wait at the gate, the later ones (once the
         // refresh is under way) before they are built; both places answer a cancellation.
         let waiters = (1...20).map { index in
-            Task { () -> Result<Response, CourierError> in
+            Task(executorPreference: executor) { () -> Result<Response, CourierError> in
                 do throws(CourierError) {
                     return .success(try await provider.request(.item(index)))
                 } catch {
@@ -129,8 +147,10 @@ struct HostGateRefreshTests {
                 }
             }
         }
-        #expect(await eventually { server.rejected == 1 })
-        try await Task.sleep(nanoseconds: 20_000_000)
+        // The holder was rejected and its refresh is held; every other request waits.
+        try await gate.waitForWaiting(1)
+        try await executor.waitUntilIdle()
+        #expect(server.rejected == 1)
         for waiter in waiters { waiter.cancel() }
         for waiter in waiters {
             guard case .failure(.cancelled) = await waiter.value else {
@@ -141,7 +161,7 @@ struct HostGateRefreshTests {
         // Prompt means: every cancelled call ended while the refresh (and so the slot) was still
         // held, not when it ended. No wall-clock bound, so a loaded machine cannot fail it.
         #expect(!refreshEnded.value)
-        released.setValue(true)
+        gate.open()
         #expect(try await holder.value.statusCode == 200)
         #expect(server.requestCount == 2)
     }
@@ -178,7 +198,8 @@ final class TokenCheckingServer: Sendable {
                 if !accepted { $0.rejected += 1 }
             }
             defer { state.withValue { $0.inFlight -= 1 } }
-            try await Task.sleep(nanoseconds: 200_000)
+            // Lets other requests run while this one is inside, so overlaps would show.
+            await Task.yield()
             return Response(statusCode: accepted ? 200 : 401, data: Data(), request: request.urlRequest)
         }
     }

@@ -29,24 +29,38 @@ enum HostAPI: TargetType {
     var headers: [String: String]? { nil }
 }
 
-/// A transport that counts the requests inside it at once. It holds each request until
-/// ``open()``, or answers it after a short pause when made with `autoAnswerAfterMicroseconds`;
-/// with `failFirstAttempts`, the first attempt of each path is answered 503.
+/// A transport that counts the requests inside it at once, and says when a number of them
+/// are. How it answers is its `Release`; with `failFirstAttempts`, the first attempt of each
+/// path is answered 503.
 final class SlotCountingTransport: HTTPTransport, Sendable {
+    /// When a request inside the transport is answered.
+    enum Release: Sendable {
+        /// When the test calls ``open()`` (and at once after that).
+        case whenOpened
+        /// At once, after letting other tasks run.
+        case immediately
+        /// Once `batch` requests are inside at once — or all of the `total` not answered yet,
+        /// when fewer are left: a limit of `batch` is then filled every time, which a pause
+        /// could only make likely. A limit below `batch` never lets them through (the suite's
+        /// time limit ends the test); one above lets more in than `batch`.
+        case inBatches(of: Int, total: Int)
+    }
+
     private struct State {
         var inFlight = 0
         var maxInFlight = 0
+        var answered = 0
         var isOpen = false
         var requests: [URLRequest] = []
         var failed: Set<String> = []
     }
 
     private let state = LockIsolated(State())
-    private let pause: UInt64?
+    private let release: Release
     private let failFirstAttempts: Bool
 
-    init(autoAnswerAfterMicroseconds: UInt64? = nil, failFirstAttempts: Bool = false) {
-        self.pause = autoAnswerAfterMicroseconds.map { $0 * 1_000 }
+    init(_ release: Release = .whenOpened, failFirstAttempts: Bool = false) {
+        self.release = release
         self.failFirstAttempts = failFirstAttempts
     }
 
@@ -57,6 +71,11 @@ final class SlotCountingTransport: HTTPTransport, Sendable {
 
     func open() { state.withValue { $0.isOpen = true } }
 
+    /// Waits until at least `count` requests are inside the transport at once.
+    func waitForInFlight(_ count: Int) async throws {
+        try await state.wait { $0.inFlight >= count }
+    }
+
     func send(_ request: TransportRequest) async throws -> Response {
         let path = request.urlRequest.url?.path ?? ""
         let fail = state.withValue { state -> Bool in
@@ -65,14 +84,19 @@ final class SlotCountingTransport: HTTPTransport, Sendable {
             state.requests.append(request.urlRequest)
             return failFirstAttempts && state.failed.insert(path).inserted
         }
-        defer { state.withValue { $0.inFlight -= 1 } }
-        if let pause {
-            try await Task.sleep(nanoseconds: pause)
-        } else {
-            // Bounded: a test that never opens fails after 10 s instead of hanging.
-            for _ in 0..<1_000 where !state.value.isOpen {
-                try await Task.sleep(nanoseconds: 10_000_000)
+        defer {
+            state.withValue {
+                $0.inFlight -= 1
+                $0.answered += 1
             }
+        }
+        switch release {
+        case .whenOpened:
+            try await state.wait { $0.isOpen }
+        case .immediately:
+            await Task.yield()
+        case .inBatches(let batch, let total):
+            try await state.wait { $0.inFlight >= min(batch, total - $0.answered) }
         }
         return Response(statusCode: fail ? 503 : 200, data: Data(), request: request.urlRequest)
     }
@@ -97,8 +121,8 @@ final class ConcurrentPrepares: PluginType, Sendable {
             $0.total += 1
             $0.peak = Swift.max($0.peak, $0.current)
         }
-        // A pause, so that overlapping prepares would be seen.
-        try? await Task.sleep(nanoseconds: 50_000)
+        // Lets other tasks run, so that prepares the limit failed to hold back would overlap.
+        await Task.yield()
         counts.withValue { $0.current -= 1 }
         return request
     }

@@ -8,7 +8,9 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("trackInflights: identical requests in flight share one call", .timeLimit(.minutes(2)))
+/// A caller waiting for a shared call sends no signal of its own: the callers are started on a
+/// ``SerialTaskExecutor``, which is idle once every one of them waits.
+@Suite("trackInflights: identical requests in flight share one call", .timeLimit(.minutes(10)))
 struct TrackInflightsTests {
     /// Holds every call until the test opens it; answers 200 with the request's path.
     let transport = GatedTransport(
@@ -23,12 +25,15 @@ struct TrackInflightsTests {
             transport: transport, plugins: [RecordingPlugin(name: "p", log: log)], trackInflights: trackInflights)
     }
 
-    /// Starts `count` requests for `target` and waits until all of them wait for the call.
-    func start(_ count: Int, _ target: TestAPI, on provider: Provider<TestAPI>) async -> [Task<
+    /// Starts `count` requests for `target` and waits until all of them wait for the call
+    /// (they run on an executor of their own, which is idle once they all wait).
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    func start(_ count: Int, _ target: TestAPI, on provider: Provider<TestAPI>) async throws -> [Task<
         Result<Response, CourierError>, Never
     >] {
+        let executor = SerialTaskExecutor()
         let tasks = (0..<count).map { _ in
-            Task { () -> Result<Response, CourierError> in
+            Task(executorPreference: executor) { () -> Result<Response, CourierError> in
                 do throws(CourierError) {
                     return .success(try await provider.request(target))
                 } catch {
@@ -36,14 +41,15 @@ struct TrackInflightsTests {
                 }
             }
         }
-        #expect(await eventually { provider.inflights?.waiterCount == count })
+        try await executor.waitUntilIdle()
         return tasks
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("many identical requests at once: one network call, every caller gets the answer", arguments: 0..<20)
     func shared(round: Int) async throws {
         let provider = provider()
-        let tasks = await start(25, .user(id: 7), on: provider)
+        let tasks = try await start(25, .user(id: 7), on: provider)
 
         transport.open()
         var bodies: [String] = []
@@ -57,11 +63,12 @@ struct TrackInflightsTests {
         #expect(provider.inflights?.count == 0)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("different endpoints are not shared, and a finished call is not reused")
     func distinct() async throws {
         let provider = provider()
-        let tasks = await start(1, .user(id: 1), on: provider) + start(1, .user(id: 2), on: provider)
-        #expect(await eventually { transport.requests.count == 2 })
+        let tasks = try await start(1, .user(id: 1), on: provider) + start(1, .user(id: 2), on: provider)
+        try await transport.waitForRequests(2)
         transport.open()
         for task in tasks { _ = try await task.value.get() }
 
@@ -75,15 +82,16 @@ struct TrackInflightsTests {
         let provider = Provider<TestAPI>(transport: transport)
         #expect(!provider.trackInflights)
         let tasks = (0..<5).map { _ in Task { try await provider.request(.user(id: 7)) } }
-        #expect(await eventually { transport.requests.count == 5 })
+        try await transport.waitForWaitingRequests(5)
         transport.open()
         for task in tasks { _ = try await task.value }
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("a cancelled caller gets .cancelled at once; the others still get the answer", arguments: 0..<10)
     func cancelledCaller(round: Int) async throws {
         let provider = provider()
-        let tasks = await start(4, .user(id: 7), on: provider)
+        let tasks = try await start(4, .user(id: 7), on: provider)
 
         tasks[round % 4].cancel()
         // The shared call is held at the gate until it opens below: a caller that waited for
@@ -99,16 +107,19 @@ struct TrackInflightsTests {
         #expect(transport.requests.count == 1)
     }
 
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("when every caller cancels, the call is cancelled and the next request goes out afresh")
     func everyCallerCancels() async throws {
         let provider = provider()
-        let tasks = await start(3, .user(id: 7), on: provider)
-        #expect(await eventually { transport.requests.count == 1 })
+        let tasks = try await start(3, .user(id: 7), on: provider)
+        try await transport.waitForRequests(1)
 
         for task in tasks { task.cancel() }
         for task in tasks { #expect(await task.value.failureIsCancelled) }
 
-        #expect(await eventually { transport.cancelledCount == 1 })
+        // The last caller to leave cancels the call, which is then cancelled at the gate.
+        try await transport.waitForCancellations(1)
+        #expect(transport.cancelledCount == 1)
         #expect(provider.inflights?.count == 0)
         transport.open()
         #expect(try await provider.request(.user(id: 7)).statusCode == 200)
@@ -133,17 +144,23 @@ struct TrackInflightsTests {
 
     @Test("completion handlers share the call; cancelling one Cancellable leaves the others")
     func completionForm() async throws {
-        let provider = provider()
+        // The completion form runs `request(_:)` in a task of its own: the subclass runs it on
+        // the executor, so the test knows when all three callers wait.
+        let executor = SerialTaskExecutor()
+        let provider = ExecutorBoundProvider(
+            executor: executor, transport: transport, plugins: [RecordingPlugin(name: "p", log: log)],
+            trackInflights: true)
         let results = Collected()
         let handles = (0..<3).map { index in
             provider.request(.user(id: 7), callbackQueue: .global()) { result in results.add(index, result) }
         }
-        #expect(await eventually { provider.inflights?.waiterCount == 3 })
+        try await provider.started.wait(forAtLeast: 3)
+        try await executor.waitUntilIdle()
 
         handles[0].cancel()
-        #expect(await eventually { results.count == 1 })
+        try await results.wait(forCount: 1)
         transport.open()
-        #expect(await eventually { results.count == 3 })
+        try await results.wait(forCount: 3)
 
         #expect(results.result(0)?.failureIsCancelled == true)
         #expect(try results.result(1)?.get().statusCode == 200)
@@ -168,6 +185,29 @@ struct TrackInflightsTests {
     }
 }
 
+/// A provider whose `request(_:)` runs on `executor`, whichever task calls it (the
+/// completion-handler form calls it from a task of its own). Counts the calls in `started`,
+/// on the executor.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+final class ExecutorBoundProvider: Provider<TestAPI>, @unchecked Sendable {  // only `let`s
+    let executor: SerialTaskExecutor
+    let started = CallCounter()
+
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    init(executor: SerialTaskExecutor, transport: any HTTPTransport, plugins: [any PluginType], trackInflights: Bool) {
+        self.executor = executor
+        super.init(transport: transport, plugins: plugins, trackInflights: trackInflights)
+    }
+
+    nonisolated(nonsending) override func request(_ target: TestAPI) async throws(CourierError) -> Response {
+        try await withTaskExecutorPreference(executor) { () async throws(CourierError) -> Response in
+            // Counted on the executor: once the count is reached, idle means every call waits.
+            started.increment()
+            return try await super.request(target)
+        }
+    }
+}
+
 /// Completion results by caller index.
 final class Collected: Sendable {
     private let results = LockIsolated<[Int: Result<Response, CourierError>]>([:])
@@ -177,6 +217,11 @@ final class Collected: Sendable {
     }
 
     var count: Int { results.value.count }
+
+    /// Waits until at least `count` results have come.
+    func wait(forCount count: Int) async throws {
+        try await results.wait { $0.count >= count }
+    }
 
     func result(_ index: Int) -> Result<Response, CourierError>? {
         results.value[index]

@@ -163,6 +163,23 @@ struct TelemetryTests {
         #expect(full.contains("page=2"))
     }
 
+    @Test("url.full hides a JWT or a ;password= in the path too")
+    func fullURLPathSecrets() async throws {
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXNlY3JldA"
+        for url in ["https://api.example.com/v1/reset/\(jwt)", "https://api.example.com/v1/items;password=SECRET"] {
+            let recorder = RecordingTelemetry()
+            let provider = Provider<API>(
+                endpointClosure: { _ in
+                    Endpoint(
+                        url: url, sampleResponseClosure: { .networkResponse(200, Data()) }, method: .get,
+                        task: .requestPlain, httpHeaderFields: nil)
+                }, stubClosure: Provider.immediatelyStub, plugins: [TelemetryPlugin(recorder)])
+            _ = try await provider.request(.items)
+            let full = try #require(recorder.ended.first?.attributes[TelemetryKey.urlFull]?.description)
+            #expect(!full.contains("SECRET") && !full.contains("c2lnbmF0dXJlLXNlY3JldA"), "\(full)")
+        }
+    }
+
     @Test("a transport error names what failed; the transport's metrics reach the span and the response")
     func errorsAndMetrics() async throws {
         let recorder = RecordingTelemetry()

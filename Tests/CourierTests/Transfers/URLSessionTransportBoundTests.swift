@@ -39,13 +39,13 @@ struct URLSessionTransportBoundTests {
                 let thread = pthread_self()
                 let done = Locked(false)
                 queue.addOperation {
-                    done.withLock { $0 = pthread_equal(pthread_self(), thread) != 0 }
+                    done.withValue { $0 = pthread_equal(pthread_self(), thread) != 0 }
                 }
-                let ranInPlace = done.current
-                ran.withLock { $0.append(ranInPlace) }
+                let ranInPlace = done.value
+                ran.withValue { $0.append(ranInPlace) }
             }
-            #expect(ran.current.count == 64)
-            #expect(ran.current.allSatisfy { $0 })
+            #expect(ran.value.count == 64)
+            #expect(ran.value.allSatisfy { $0 })
         }
     #endif
 

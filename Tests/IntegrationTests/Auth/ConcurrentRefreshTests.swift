@@ -82,10 +82,10 @@ struct HoldUntilRefreshed: PluginType {
         guard target.path == path, attempts.increment() == 1,
             let sent = request.value(forHTTPHeaderField: "Authorization")
         else { return request }
-        for _ in 0..<500 {
-            if let current = await session.token, !sent.hasSuffix(current.accessToken) { break }
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
+        // Subscribed before the token is read: a refresh that ends in between is not missed.
+        let events = session.events
+        if let current = await session.token, !sent.hasSuffix(current.accessToken) { return request }
+        for await event in events where event == .refreshed { break }
         return request
     }
 }

@@ -1,6 +1,7 @@
 import Courier
 import CourierTestServer
 import CourierTestServerTargets
+import CourierTesting
 import Foundation
 import Testing
 
@@ -152,7 +153,14 @@ struct HostileTokenServerTests {
     @Test("a 503 with Retry-After in the year 9999 and maximumRetryAfter: .infinity waits until cancelled, sent once")
     func farFutureRetryAfter() async throws {
         let server = try await SharedServer.get()
-        let provider = Provider<ServerAPI>(retryPolicy: RetryPolicy(maxRetries: 2, maximumRetryAfter: .infinity))
+        let backingOff = CallCounter()
+        let provider = Provider<ServerAPI>(
+            retryPolicy: RetryPolicy(
+                maxRetries: 2, maximumRetryAfter: .infinity,
+                sleep: { seconds in
+                    backingOff.increment()
+                    try await RetryPolicy.defaultSleep(seconds)
+                }))
         let key = "year9999-\(UUID().uuidString)"
         let target = ServerAPI(
             server, "flaky/\(key)",
@@ -160,7 +168,8 @@ struct HostileTokenServerTests {
                 parameters: ["fail": "1", "status": "503", "retry_after": "Fri, 31 Dec 9999 23:59:59 GMT"],
                 encoding: URLEncoding.queryString))
         let task = Task { try await provider.request(target) }
-        try await Task.sleep(nanoseconds: 500_000_000)
+        // The first attempt was answered and the wait until the year 9999 has begun.
+        try await backingOff.wait(forAtLeast: 1)
         task.cancel()
         // Only the cancel can end a wait until the year 9999 (the suite's time limit bounds it).
         let result = await task.result

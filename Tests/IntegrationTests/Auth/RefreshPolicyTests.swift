@@ -117,7 +117,11 @@ struct RefreshPolicyTests {
 
     @Test("a server that rejects every fresh token ends in excessiveRefresh after the window's limit")
     func refreshWindow() async throws {
-        let fixture = try await AuthFixture.make(refreshWindow: RefreshWindow(interval: 30, maximumAttempts: 3))
+        // The session's clock stands still: all six attempts fall in one 30 s window, however
+        // long a busy machine takes to send them.
+        let clock = TestClock(start: Date())
+        let fixture = try await AuthFixture.make(
+            refreshWindow: RefreshWindow(interval: 30, maximumAttempts: 3), now: clock.now)
         defer { fixture.cleanUp() }
         var outcomes: [String] = []
         for _ in 0..<6 {

@@ -19,6 +19,9 @@ struct AuthFixture {
     /// - Parameters:
     ///   - signedIn: sign in with a token the server issued (lifetime `tokenLifetime`).
     ///   - clockOffset: seconds added to the session's clock, to make a token look older.
+    ///   - refreshGate: when given, each refresh waits at it before it calls the token
+    ///     endpoint, so a test can hold a refresh in flight as long as it needs
+    ///     (`refreshGate.waitForWaiting(1)` says a refresh has started).
     static func make(
         tokenLifetime: TimeInterval? = 3600,
         signedIn: Bool = true,
@@ -28,7 +31,8 @@ struct AuthFixture {
         refreshTimeout: TimeInterval = 30,
         authPlugin: ((AuthSession) -> AuthPlugin)? = nil,
         plugins: [any PluginType] = [],
-        now: (@Sendable () -> Date)? = nil
+        now: (@Sendable () -> Date)? = nil,
+        refreshGate: CourierTesting.Gate? = nil
     ) async throws -> AuthFixture {
         let server = try await TestServer.start(tokenLifetime: tokenLifetime)
         let storeURL = FileManager.default.temporaryDirectory
@@ -45,7 +49,8 @@ struct AuthFixture {
         let session = AuthSession(
             store: FileTokenStore(url: storeURL),
             refresh: { token in
-                try OAuthToken(
+                try await refreshGate?.wait()
+                return try OAuthToken(
                     response: await tokenProvider.request(
                         TokenEndpoint(base: base, grant: .refresh(token.refreshToken ?? ""))))
             },
@@ -85,7 +90,7 @@ struct Protected: Decodable {
 
 /// Holds every request at `prepare` until `count` of them have arrived, so that a burst of
 /// requests all carry the same (stale) token.
-actor Gate {
+actor ArrivalBarrier {
     private let count: Int
     private var arrived = 0
     private var waiting: [CheckedContinuation<Void, Never>] = []
@@ -108,7 +113,7 @@ actor Gate {
 
 /// Runs after the signing plugin: the first `gate.count` requests wait at the gate.
 struct GatePlugin: PluginType {
-    let gate: Gate
+    let gate: ArrivalBarrier
     let passes: CallCounter
 
     func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
@@ -118,13 +123,13 @@ struct GatePlugin: PluginType {
     }
 }
 
-extension Gate {
+extension ArrivalBarrier {
     nonisolated var countValue: Int { count }
 }
 
 extension GatePlugin {
     init(count: Int) {
-        self.init(gate: Gate(count: count), passes: CallCounter())
+        self.init(gate: ArrivalBarrier(count: count), passes: CallCounter())
     }
 }
 

@@ -58,8 +58,8 @@ struct FileUploadTests {
         let server = try await TestServer.start()  // its own, so its counters are this test's
         let before = try await server.counters().requestsTotal
         for url in [scratch.url.appendingPathComponent("missing.bin"), scratch.url] {
-            let clock = ContinuousClock()
-            let start = clock.now
+            // The file's own error, not a time-out: it failed before anything was sent (the
+            // counters below prove nothing reached the server).
             await #expect {
                 try await provider.request(ServerAPI(server, "upload", method: .post, task: .uploadFile(url)))
             } throws: { error in
@@ -68,8 +68,6 @@ struct FileUploadTests {
                 else { return false }
                 return reported == url
             }
-            // Nothing was sent (the counters below), so no request time-out was waited for.
-            #expect(clock.now - start < .seconds(50))
         }
         #expect(try await server.counters().requestsTotal == before)
     }

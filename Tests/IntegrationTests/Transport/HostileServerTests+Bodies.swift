@@ -49,8 +49,6 @@ extension HostileServerTests {
     func hugeBody(_ kind: TransportUnderTest, chunked: Bool) async throws {
         let provider = Provider<ServerAPI>(transport: kind.make(maximumResponseBodySize: 1024 * 1024))
         let key = "huge-\(chunked)-\(UUID().uuidString)"
-        let clock = ContinuousClock()
-        let start = clock.now
         // 64 MiB at most one 64 KiB block per 60 ms: at least 60 s to send it all, and little
         // for libcurl to read ahead of the delegate.
         let result = await outcome(
@@ -60,11 +58,10 @@ extension HostileServerTests {
                 task: query(["size": 64 << 20, "chunked": chunked ? 1 : 0, "block_delay_ms": 60])))
 
         #expect(urlErrorCode(result) == .dataLengthExceedsMaximum, "\(result)")
-        // The bound is passed after a mebibyte, some 16 blocks (one second); half the time
-        // the whole body takes proves the transfer stopped early, however loaded the machine.
-        #expect(clock.now - start < .seconds(30))
-        try await Task.sleep(nanoseconds: 300_000_000)
-        // The server stopped when the client closed the connection, far short of the whole.
+        // The bound is passed after a mebibyte, some 16 blocks (one second). The server writes
+        // no faster than the client reads (the socket's buffers fill), so when the error has
+        // come back it has sent little more than the client read: far short of the whole,
+        // however loaded the machine. A transfer read to the end would show all 64 MiB.
         #expect(try await hostileCounts(key).bytesSent < 32 << 20)
     }
 

@@ -78,16 +78,13 @@ extension HostileServerTests {
         for _ in 0..<rounds {
             // The GET leaves a kept-alive connection that the POST reuses.
             #expect(try await provider.request(ServerAPI(server, "echo")).statusCode == 200)
-            let clock = ContinuousClock()
-            let start = clock.now
             let result = await outcome(
                 provider, ServerAPI(server, "hostile/drop-after-body/\(key)", method: .post, task: task))
-            let elapsed = clock.now - start
 
+            // The lost connection, not the 30 s time-out (`.timedOut`): the request did not
+            // hang. That the body was not stalled is proved by the server's count of complete
+            // bodies below.
             #expect(urlErrorCode(result) == .networkConnectionLost, "\(result)")
-            // Milliseconds on an idle machine. That the body was not stalled is proved by the
-            // server's count of complete bodies below; this only proves no 30 s hang.
-            #expect(elapsed < .seconds(25))
         }
         #expect(try await hostileCounts(key).completeBodies == rounds)
     }

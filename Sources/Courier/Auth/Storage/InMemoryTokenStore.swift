@@ -34,9 +34,9 @@ private final class MemoryCell: TokenStore {
         self.token = Locked(token)
     }
 
-    func load() -> OAuthToken? { token.current }
+    func load() -> OAuthToken? { token.value }
 
     func save(_ token: OAuthToken?) {
-        self.token.withLock { $0 = token }
+        self.token.withValue { $0 = token }
     }
 }

@@ -30,13 +30,13 @@ public final class InProcessTokenCoordinator: TokenStoreCoordinator {
 
     /// The generation in memory: a lock, no I/O.
     public func currentGeneration() -> UInt64? {
-        state.withLock { $0.generation }
+        state.withValue { $0.generation }
     }
 
     /// The store's token and the current generation, read under the lock that every write
     /// takes: the store is called one call at a time, as a store of one session always was.
     public func read() throws -> StoredToken {
-        try state.withLock { state in
+        try state.withValue { state in
             StoredToken(token: try store.load(), generation: state.generation, change: state.change)
         }
     }
@@ -44,7 +44,7 @@ public final class InProcessTokenCoordinator: TokenStoreCoordinator {
     /// Saves `token` to the store if the generation is still `expected`, under the lock that
     /// every write takes.
     public func write(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?) throws -> UInt64? {
-        try state.withLock { state in
+        try state.withValue { state in
             if let expected, expected != state.generation { return nil }
             try store.save(token)
             state.generation &+= 1
@@ -88,7 +88,7 @@ final class QueueLease: TokenLease {
     }
 
     func release() {
-        let first = released.withLock { released in
+        let first = released.withValue { released in
             defer { released = true }
             return !released
         }

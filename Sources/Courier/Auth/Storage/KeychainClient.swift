@@ -105,7 +105,7 @@ struct KeychainTokenStorage: GenerationalStorage {
     {
         let storage = KeychainTokenStorage(item: item, client: client)
         guard let lockDirectory else {
-            return inProcess.withLock { coordinators in
+            return inProcess.withValue { coordinators in
                 if let existing = coordinators[item] { return existing }
                 let coordinator = InProcessTokenCoordinator(store: StorageStore(storage: storage))
                 coordinators[item] = coordinator

@@ -24,7 +24,7 @@ final class LeaseQueue: Sendable {
     /// - Throws: ``TokenLeaseTimeout`` after `timeout` seconds, `CancellationError` when the
     ///   task is cancelled.
     func acquire(timeout: TimeInterval) async throws {
-        let id: UInt64? = state.withLock { state in
+        let id: UInt64? = state.withValue { state in
             guard state.held else {
                 state.held = true
                 return nil
@@ -41,7 +41,7 @@ final class LeaseQueue: Sendable {
         defer { timer.cancel() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let early: (any Error)? = state.withLock { state in
+                let early: (any Error)? = state.withValue { state in
                     state.arriving.remove(id)
                     if let error = state.failedEarly.removeValue(forKey: id) { return error }
                     state.waiting.append((id, continuation))
@@ -56,7 +56,7 @@ final class LeaseQueue: Sendable {
 
     /// Hands the queue to the next waiter, or frees it.
     func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+        let next = state.withValue { state -> CheckedContinuation<Void, any Error>? in
             guard !state.waiting.isEmpty else {
                 state.held = false
                 return nil
@@ -67,7 +67,7 @@ final class LeaseQueue: Sendable {
     }
 
     private func fail(_ id: UInt64, with error: any Error) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+        let waiter = state.withValue { state -> CheckedContinuation<Void, any Error>? in
             guard let index = state.waiting.firstIndex(where: { $0.id == id }) else {
                 // Not queued yet: it fails as it arrives. Already handed the queue: too late.
                 if state.arriving.contains(id) { state.failedEarly[id] = error }

@@ -48,10 +48,10 @@ final class LockFile: Sendable {
 
     deinit {
         for box in [lockFile, leaseFile] {
-            let descriptor = box.withLock { $0 }
+            let descriptor = box.withValue { $0 }
             if descriptor >= 0 { POSIX.close(descriptor) }
         }
-        let read = readDescriptor.withLock { $0 }
+        let read = readDescriptor.withValue { $0 }
         if read >= 0 { POSIX.close(read) }
     }
 
@@ -63,7 +63,7 @@ final class LockFile: Sendable {
     /// The lock file is the one this instance opened first: one that was deleted and created
     /// again is seen at the next guarded section (a write or a lease).
     func generation() -> (generation: UInt64, change: TokenChange?) {
-        let descriptor = readDescriptor.withLock { descriptor -> Int32 in
+        let descriptor = readDescriptor.withValue { descriptor -> Int32 in
             if descriptor < 0 {
                 // Never created here: reading changes nothing on disk. A missing lock file
                 // means no coordinated session wrote yet; it is tried again next time.
@@ -93,7 +93,7 @@ final class LockFile: Sendable {
     /// - Throws: ``TokenStoreError/writeFailed(_:)`` when the lock file cannot be opened or
     ///   locked (another process held the guard for ``guardTimeout``), or what `body` throws.
     func withGuard<Result>(_ body: (inout LockRecord, GuardedFiles) throws -> Result) throws -> Result {
-        try lockFile.withLock { descriptor in
+        try lockFile.withValue { descriptor in
             var lock = try openLockFile(&descriptor)
             try takeGuard(lock)
             // Replaced between the open and the lock: lock the file every process now opens.
@@ -176,7 +176,7 @@ final class LockFile: Sendable {
     /// The lease file's descriptor, opened on first use (only ever from a guarded section).
     private func leaseDescriptor() throws -> Int32 {
         // Its own box: the guarded section already holds `lockFile`'s.
-        try leaseFile.withLock { descriptor in
+        try leaseFile.withValue { descriptor in
             if descriptor >= 0, POSIX.identity(atPath: leaseURL.path) == POSIX.identity(of: descriptor) {
                 return descriptor
             }
@@ -190,7 +190,7 @@ final class LockFile: Sendable {
     }
 
     func unlockLeaseFile() {
-        leaseFile.withLock { descriptor in
+        leaseFile.withValue { descriptor in
             if descriptor >= 0 { POSIX.unlock(descriptor) }
         }
     }

@@ -210,7 +210,7 @@ private final class FileLease: TokenLease {
         }
 
         func release() {
-            let first = released.withLock { released in
+            let first = released.withValue { released in
                 defer { released = true }
                 return !released
             }

@@ -51,7 +51,7 @@ final class ChildProcess: Sendable {
 
     /// Writes a line to the child's standard input.
     func send(_ line: String) {
-        handles.withLock { try? $0.input.write(contentsOf: Data((line + "\n").utf8)) }
+        handles.withValue { try? $0.input.write(contentsOf: Data((line + "\n").utf8)) }
     }
 
     /// `kill -9`.
@@ -61,7 +61,7 @@ final class ChildProcess: Sendable {
 
     /// Kills the child if it still runs and closes its input (cleanup after a failed test).
     func stop() {
-        handles.withLock { handles in
+        handles.withValue { handles in
             if handles.process.isRunning { _ = systemKill(pid, SIGKILL) }
             try? handles.input.close()
         }

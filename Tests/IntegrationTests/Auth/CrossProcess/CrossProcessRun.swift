@@ -157,14 +157,14 @@ final class FileWatch: Sendable {
     func watch() async {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        while !stopped.withLock({ $0 }) {
+        while !stopped.withValue({ $0 }) {
             let result: (missing: Bool, corrupt: Bool)
             if let data = FileManager.default.contents(atPath: url.path) {
                 result = (false, (try? decoder.decode(OAuthToken.self, from: data)) == nil)
             } else {
                 result = (true, false)
             }
-            counts.withLock { counts in
+            counts.withValue { counts in
                 counts.reads += 1
                 if result.missing { counts.missing += 1 }
                 if result.corrupt { counts.corrupt += 1 }
@@ -174,9 +174,9 @@ final class FileWatch: Sendable {
     }
 
     func stop(_ task: Task<Void, Never>) async -> Counts {
-        stopped.withLock { $0 = true }
+        stopped.withValue { $0 = true }
         await task.value
-        return counts.withLock { $0 }
+        return counts.withValue { $0 }
     }
 }
 

@@ -2,6 +2,7 @@
 #if CurlTransport
 
 import CCurl
+import Courier
 import Foundation
 
 #if canImport(Glibc)
@@ -57,12 +58,7 @@ enum CurlErrors {
     /// `url` without its user, password, query and fragment, which may carry secrets: for
     /// error descriptions.
     static func redacted(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "<url>" }
-        components.user = nil
-        components.password = nil
-        components.query = nil
-        components.fragment = nil
-        return components.string ?? "<url>"
+        url.locationWithoutSecrets
     }
 }
 

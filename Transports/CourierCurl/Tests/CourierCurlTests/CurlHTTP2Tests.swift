@@ -124,13 +124,11 @@ struct CurlHTTP2Tests {
         defer { front.stop() }
         let transport = front.transport { $0.timeoutIntervalForRequest = 1 }
         _ = try await transport.send(front.url("echo"))
-        let clock = ContinuousClock()
-        let start = clock.now
         let slow = Task { try await transport.send(front.url("delay/60000")) }
         let quick = try await Self.burst(transport, front.url("echo"), count: 20, width: 4)
+        // The answer comes after 60 s: only the 1 s time-out can end the stream in timedOut
+        // first (without it, it would succeed). No clock: a busy machine slows both.
         await #expect { try await slow.value } throws: { urlErrorCode($0) == .timedOut }
-        // About 1 s on an idle machine; half the answer's 60 s proves the time-out cut it short.
-        #expect(clock.now - start < .seconds(30))
         #expect(quick.allSatisfy { $0.statusCode == 200 })
         #expect(try await transport.send(front.url("echo")).frontProtocol == "HTTP/2.0")
         #expect(transport.loop.statistics.connectionsOpened == 1, "\(transport.loop.statistics)")

@@ -138,13 +138,10 @@ struct CurlRedirectTests {
             "hostile_redirect.py", arguments: [server.url("echo").absoluteString])
         defer { hostile.stop() }
         let port = try #require(hostile.readyLine.count == 2 ? Int(hostile.readyLine[1]) : nil)
-        let clock = ContinuousClock()
-        let start = clock.now
+        // A transport that read the redirect's body to its end would never get here (the
+        // suite's time limit would end the test).
         let echo = try await transport.send(URL(string: "http://127.0.0.1:\(port)/start")!).echo()
         #expect(echo.path == "/echo")
-        // The body never ends: that the answer came at all proves the hop was cut short; the
-        // bound only catches a transport that reads on for a long while first.
-        #expect(clock.now - start < .seconds(60))
     }
 }
 
