@@ -1618,5 +1618,23 @@ HOSTILE_TIME_ROUTES = {
     "latin1-header": _hostile_latin1_header,
 }
 
+def _hostile_close_when_idle(handler, key: str) -> None:
+    """`/hostile/close-when-idle/<key>`: 200 `ok`, kept alive by its headers; then, `after_ms`
+    later (default 0, at most 10 s), the server closes the idle connection, as a server's
+    keep-alive time-out does."""
+    delay = max(0, min(handler._int_arg("after_ms", 0), 10_000)) / 1000
+    handler._drain_body()
+    handler._send(200, b"ok", "text/plain")
+    try:
+        handler.wfile.flush()
+    except OSError:
+        pass
+    if delay:
+        time.sleep(delay)
+    handler._abort_connection(reset=False)
+
+
+HOSTILE_TIME_ROUTES["close-when-idle"] = _hostile_close_when_idle
+
 if __name__ == "__main__":
     main()
