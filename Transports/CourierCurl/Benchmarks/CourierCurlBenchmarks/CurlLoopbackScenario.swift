@@ -158,23 +158,22 @@ struct CurlLoopbackScenario {
         func ratio(_ samples: [String: [Sample]], _ over: String, _ under: String) -> Summary {
             Summary(zip(samples[under]!, samples[over]!).map { $0.seconds / $1.seconds })
         }
-        let seqRatio = ratio(sequential, "curl", "raw")
-        let concRatio = ratio(concurrent, "curl", "raw")
-        let seqVsCourier = ratio(sequential, "curl", "courier")
-        let concVsCourier = ratio(concurrent, "curl", "courier")
-        result.add("\(prefix)_curl_sequential_ratio", seqRatio)
-        result.add("\(prefix)_curl_concurrent_ratio", concRatio)
-        result.add("\(prefix)_curl_vs_courier_urlsession_sequential", seqVsCourier)
-        result.add("\(prefix)_curl_vs_courier_urlsession_concurrent", concVsCourier)
-        // The limit: libcurl alone, and how close CurlTransport comes to it.
-        let seqLimit = ratio(sequential, "libcurl", "raw")
-        let concLimit = ratio(concurrent, "libcurl", "raw")
-        let seqOfLimit = ratio(sequential, "curl", "libcurl")
-        let concOfLimit = ratio(concurrent, "curl", "libcurl")
-        result.add("\(prefix)_plain_libcurl_sequential_ratio", seqLimit)
-        result.add("\(prefix)_plain_libcurl_concurrent_ratio", concLimit)
-        result.add("\(prefix)_curl_vs_plain_libcurl_sequential", seqOfLimit)
-        result.add("\(prefix)_curl_vs_plain_libcurl_concurrent", concOfLimit)
+        // Each ratio sequentially and with `inFlight`, keyed with `MODE` replaced by the mode:
+        // CurlTransport over raw URLSession and over Courier on URLSessionTransport; the limit,
+        // libcurl alone, and how close CurlTransport comes to it.
+        var ratios: [String: (sequential: Summary, concurrent: Summary)] = [:]
+        for (key, over, under) in [
+            ("curl_MODE_ratio", "curl", "raw"), ("curl_vs_courier_urlsession_MODE", "curl", "courier"),
+            ("plain_libcurl_MODE_ratio", "libcurl", "raw"), ("curl_vs_plain_libcurl_MODE", "curl", "libcurl"),
+        ] {
+            let pair = (ratio(sequential, over, under), ratio(concurrent, over, under))
+            ratios[key] = pair
+            result.add("\(prefix)_" + key.replacingOccurrences(of: "MODE", with: "sequential"), pair.0)
+            result.add("\(prefix)_" + key.replacingOccurrences(of: "MODE", with: "concurrent"), pair.1)
+        }
+        let (seqRatio, concRatio) = ratios["curl_MODE_ratio"]!
+        let (seqLimit, concLimit) = ratios["plain_libcurl_MODE_ratio"]!
+        let (seqOfLimit, concOfLimit) = ratios["curl_vs_plain_libcurl_MODE"]!
         for (mode, samples) in [("sequential", sequential), ("concurrent", concurrent)] {
             for name in clients.map(\.name) {
                 let series = samples[name]!
