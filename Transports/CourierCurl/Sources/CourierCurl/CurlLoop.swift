@@ -136,18 +136,17 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     /// Hands `transfer` to the loop, or starts it on the calling thread when nobody drives
-    /// libcurl; its continuation gets the outcome.
+    /// libcurl; its task gets the outcome.
     func submit(_ transfer: CurlTransfer) {
         if transfer.plan.progress == nil, driver.try() {
             if startInPlace(transfer) { return }
         }
         if !enqueue(.start(transfer)) {
-            transfer.continuation?.resume(throwing: CancellationError())
-            transfer.continuation = nil
+            transfer.deliver(.failure(CancellationError()))
         }
     }
 
-    /// Stops `transfer` if it is still running; its continuation gets `CancellationError`.
+    /// Stops `transfer` if it is still running; its task gets `CancellationError`.
     func cancel(_ transfer: CurlTransfer) {
         _ = enqueue(.cancel(transfer))
     }
@@ -383,11 +382,9 @@ final class CurlLoop: @unchecked Sendable {
         transfer.releaseResources(keepDownload: keepDownload)
     }
 
-    /// Resumes the transfer's continuation, once.
+    /// Ends the transfer with `result`, once.
     func finish(_ transfer: CurlTransfer, with result: Result<CurlTransfer.Outcome, any Error>) {
-        let continuation = transfer.continuation
-        transfer.continuation = nil
-        continuation?.resume(with: result)
+        transfer.deliver(result)
     }
 
     private func shutDown() {

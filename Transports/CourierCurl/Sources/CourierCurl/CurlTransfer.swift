@@ -10,15 +10,15 @@ import FoundationNetworking
 #endif
 
 /// One request on its way through the loop: the hop being sent (a redirect starts a new
-/// one), what has arrived so far, and the continuation that gets the outcome.
+/// one), what has arrived so far, and the continuation that resumes the sending task.
 ///
 /// Before ``CurlLoop/submit(_:)`` only the sending task touches it; from then on only the
 /// thread that drives libcurl does (the loop's driver lock held), in the loop and in libcurl's
-/// callbacks, except the cancellation flag (behind `cancellationLock`), which the task's
-/// cancellation handler sets.
+/// callbacks, except the cancellation flag, which the task's cancellation handler sets, and
+/// the outcome, which the task takes once resumed (both behind `lock`).
 final class CurlTransfer: @unchecked Sendable {
     // @unchecked: the fields are confined as described above (the loop's locks order the
-    // hand-over); `cancellationLock` guards `cancellationRequested`, the only shared field.
+    // hand-over); `lock` guards `cancellationRequested` and `delivered`, the shared fields.
 
     /// A finished transfer: the response and, for a download, its complete temporary file.
     struct Outcome: Sendable {
@@ -35,10 +35,12 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     let plan: CurlRequestPlan
-    var continuation: CheckedContinuation<Outcome, any Error>?
+    var continuation: CheckedContinuation<Void, Never>?
 
-    private let cancellationLock = NSLock()
+    private let lock = NSLock()
     private var cancellationRequested = false
+    /// The outcome, from ``deliver(_:)`` until the task takes it.
+    private var delivered: Result<Outcome, any Error>?
 
     // Under the loop's driver lock, from here on.
     var hop: Hop
@@ -83,11 +85,34 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Marks the transfer cancelled; the loop notices it when the transfer arrives, or is told.
     func requestCancellation() {
-        cancellationLock.withLock { cancellationRequested = true }
+        lock.withLock { cancellationRequested = true }
     }
 
     var isCancellationRequested: Bool {
-        cancellationLock.withLock { cancellationRequested }
+        lock.withLock { cancellationRequested }
+    }
+
+    /// Hands `result` to the sending task and resumes it, once: under the driver lock, or by
+    /// the sending task itself when the loop has stopped before taking the transfer.
+    ///
+    /// The outcome goes through `lock` rather than the continuation: when the loop resumes a
+    /// task that has not suspended yet, the runtime's fast path carries no happens-before
+    /// that the thread sanitizer can see, and it would report the response's fields as a race.
+    func deliver(_ result: Result<Outcome, any Error>) {
+        guard let continuation else { return }
+        self.continuation = nil
+        lock.withLock { delivered = result }
+        continuation.resume()
+    }
+
+    /// The outcome ``deliver(_:)`` handed over; the sending task, once resumed.
+    func takeOutcome() throws -> Outcome {
+        let result = lock.withLock { () -> Result<Outcome, any Error>? in
+            defer { delivered = nil }
+            return delivered
+        }
+        // Never nil: the task is resumed only after its outcome is stored.
+        return try (result ?? .failure(CancellationError())).get()
     }
 
     /// When the transfer times out, unless a byte moves first (monotonic nanoseconds).

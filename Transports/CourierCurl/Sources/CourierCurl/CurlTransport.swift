@@ -81,8 +81,8 @@ public final class CurlTransport: HTTPTransport {
             request, configuration: configuration, isIdempotent: request.isIdempotent,
             transferDirectory: request.downloadDestination == nil ? nil : TransferDirectory.current)
         let transfer = CurlTransfer(plan: plan)
-        let outcome = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
                 transfer.continuation = continuation
                 if Task.isCancelled {
                     transfer.requestCancellation()
@@ -93,6 +93,7 @@ public final class CurlTransport: HTTPTransport {
             transfer.requestCancellation()
             loop.cancel(transfer)
         }
+        let outcome = try transfer.takeOutcome()
         guard let file = outcome.downloadedFile, let destination = request.downloadDestination else {
             return outcome.response
         }
