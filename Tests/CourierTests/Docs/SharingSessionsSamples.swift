@@ -195,7 +195,7 @@ extension SharingSessions {
         func fleetLease() async throws {
             let redis = InMemoryRedis()
             let coordinator = FleetTokenCoordinator(redis: redis, table: InMemoryTokenTable())
-            let lease = try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: 1)
+            let lease = try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: 600)
             await #expect(throws: TokenLeaseTimeout.self) {
                 _ = try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: 0.05)
             }
@@ -205,7 +205,7 @@ extension SharingSessions {
             await redis.deleteIfEqual(coordinator.leaseKey, "someone-else")
             #expect(await redis.holder(of: coordinator.leaseKey) == owner)
             lease.release()
-            let next = try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: 10)
+            let next = try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: 600)
             next.release()
         }
 
