@@ -11,7 +11,7 @@ import Testing
 /// `AuthSession`s on two `FileTokenStore` instances of one file (which coordinate exactly as
 /// two processes do), or on one `InMemoryTokenStore`. The multi-process runs are in the
 /// integration tests.
-@Suite("AuthSession sharing a store", .timeLimit(.minutes(2)))
+@Suite("AuthSession sharing a store", .timeLimit(.minutes(10)))
 struct AuthSessionSharedStoreTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-shared-\(UUID().uuidString)")
     var file: URL { folder.appendingPathComponent("token.json") }
@@ -169,7 +169,7 @@ struct AuthSessionSharedStoreTests {
 }
 
 /// What ends a session and what does not, and the reason it keeps.
-@Suite("AuthSession: why a session ended", .timeLimit(.minutes(1)))
+@Suite("AuthSession: why a session ended", .timeLimit(.minutes(10)))
 struct AuthSessionExpiryTests {
     static let tokenURL = URL(string: "https://auth.example.com/oauth/token?client_secret=s3cr3t-value")!
 

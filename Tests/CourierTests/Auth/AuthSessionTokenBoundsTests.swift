@@ -5,7 +5,7 @@ import Testing
 
 /// A token that can never be sent never reaches the store, wherever it comes from: a refresh,
 /// an acquire, a sign-in. The good refresh token stays, and the next refresh uses it.
-@Suite("AuthSession refuses tokens that cannot be sent", .timeLimit(.minutes(1)))
+@Suite("AuthSession refuses tokens that cannot be sent", .timeLimit(.minutes(10)))
 struct AuthSessionTokenBoundsTests {
     static let huge = String(repeating: "x", count: 1 << 20)
 

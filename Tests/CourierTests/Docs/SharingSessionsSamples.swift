@@ -157,7 +157,7 @@ extension SharingSessions {
         }
     }
 
-    @Suite("Sharing a session between processes: samples", .timeLimit(.minutes(1)))
+    @Suite("Sharing a session between processes: samples", .timeLimit(.minutes(10)))
     struct Samples {
         @Test("the fleet recipe: two servers' sessions through the Redis lease refresh once — 10 rounds")
         func fleet() async throws {

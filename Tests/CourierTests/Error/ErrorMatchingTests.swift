@@ -80,7 +80,7 @@ struct ErrorMatchingTests {
         #expect(AuthenticationError.refreshFailed(URLError(.timedOut)) != .storeUnavailable(URLError(.timedOut)))
     }
 
-    @Test("a provider's session-expired failure matches #expect(throws:) exactly", .timeLimit(.minutes(1)))
+    @Test("a provider's session-expired failure matches #expect(throws:) exactly", .timeLimit(.minutes(10)))
     func expectThrowsMatchesSessionExpired() async throws {
         let session = AuthSession(refresh: { _ in throw AuthenticationError.sessionExpired })
         try await session.signIn(OAuthToken(accessToken: "a1", refreshToken: "r1"))
