@@ -6,7 +6,7 @@ import Testing
 /// The lease and the generation that sessions sharing a store take turns through, on their
 /// own: two `FileTokenStore`s of one file in this process exclude each other as two
 /// processes do (`flock` belongs to an open file), and tasks sharing one instance queue.
-@Suite("Token store coordination", .timeLimit(.minutes(10)))
+@Suite("Token store coordination", .timeLimit(.minutes(20)))
 struct TokenStoreCoordinationTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-lease-\(UUID().uuidString)")
     var file: URL { folder.appendingPathComponent("token.json") }

@@ -157,7 +157,7 @@ extension SharingSessions {
         }
     }
 
-    @Suite("Sharing a session between processes: samples", .timeLimit(.minutes(10)))
+    @Suite("Sharing a session between processes: samples", .timeLimit(.minutes(20)))
     struct Samples {
         @Test("the fleet recipe: two servers' sessions through the Redis lease refresh once — 10 rounds")
         func fleet() async throws {
@@ -175,7 +175,7 @@ extension SharingSessions {
                             calls.increment()
                             await Task.yield()
                             return OAuthToken(accessToken: "new-\(round)", refreshToken: "rt-next", expiresAt: Date() + 3600)
-                        })
+                        }, refreshTimeout: testRefreshTimeout)
                 }
                 let servers = [server(), server()]
                 let tokens = try await withThrowingTaskGroup(of: String.self) { group in

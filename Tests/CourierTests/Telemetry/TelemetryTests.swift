@@ -133,7 +133,8 @@ struct TelemetryTests {
         transport.enqueue(.status(401), .json("[]"), for: .get("/v1/items"))
         let session = AuthSession(
             store: InMemoryTokenStore(OAuthToken(accessToken: "old", refreshToken: "r", tokenType: "Bearer")),
-            refresh: { _ in OAuthToken(accessToken: "new", refreshToken: "r2", tokenType: "Bearer") })
+            refresh: { _ in OAuthToken(accessToken: "new", refreshToken: "r2", tokenType: "Bearer") },
+            refreshTimeout: testRefreshTimeout)
         let provider = RefreshableProvider<API>(
             auth: session, transport: transport, plugins: [TelemetryPlugin(recorder)])
         #expect(try await provider.request(.items).statusCode == 200)
