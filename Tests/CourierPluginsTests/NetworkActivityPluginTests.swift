@@ -8,7 +8,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("NetworkActivityPlugin", .timeLimit(.minutes(2)))
+@Suite("NetworkActivityPlugin", .timeLimit(.minutes(20)))
 struct NetworkActivityPluginTests {
     let changes = Collector<String>()
     var plugin: NetworkActivityPlugin {

@@ -1,7 +1,7 @@
 import CourierTesting
 import Testing
 
-@Suite("CallCounter", .timeLimit(.minutes(2)))
+@Suite("CallCounter", .timeLimit(.minutes(20)))
 struct CallCounterTests {
     @Test("counts calls from many tasks and resets")
     func counts() async {

@@ -1,7 +1,7 @@
 import CourierTesting
 import Testing
 
-@Suite("Gate", .timeLimit(.minutes(2)))
+@Suite("Gate", .timeLimit(.minutes(20)))
 struct GateTests {
     @Test("holds every task until opened, then lets them and every later one through", arguments: 1...5)
     func holdsUntilOpened(round: Int) async throws {

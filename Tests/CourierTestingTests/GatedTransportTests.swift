@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("GatedTransport", .timeLimit(.minutes(2)))
+@Suite("GatedTransport", .timeLimit(.minutes(20)))
 struct GatedTransportTests {
     struct API: TargetType {
         var id = 0

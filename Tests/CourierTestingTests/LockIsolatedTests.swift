@@ -1,7 +1,7 @@
 import CourierTesting
 import Testing
 
-@Suite("LockIsolated", .timeLimit(.minutes(2)))
+@Suite("LockIsolated", .timeLimit(.minutes(20)))
 struct LockIsolatedTests {
     @Test("holds, replaces and changes a value")
     func basics() {

@@ -4,7 +4,7 @@ import Testing
 
 /// What the compiler says about a mistake in a script: each snippet is type-checked with
 /// `swiftc` against the `CourierTesting` module this test run was built with.
-@Suite("ScriptedTransport compiler diagnostics", .serialized, .timeLimit(.minutes(2)))
+@Suite("ScriptedTransport compiler diagnostics", .serialized, .timeLimit(.minutes(20)))
 struct ScriptedTransportDiagnosticsTests {
     static let preamble = """
         import Courier

@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("ScriptedTransport", .timeLimit(.minutes(2)))
+@Suite("ScriptedTransport", .timeLimit(.minutes(20)))
 struct ScriptedTransportTests {
     let transport = ScriptedTransport()
     var provider: Provider<KitAPI> { .scripted(transport) }

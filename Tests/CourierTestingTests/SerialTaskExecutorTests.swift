@@ -1,7 +1,7 @@
 import CourierTesting
 import Testing
 
-@Suite("SerialTaskExecutor", .timeLimit(.minutes(2)))
+@Suite("SerialTaskExecutor", .timeLimit(.minutes(20)))
 struct SerialTaskExecutorTests {
     /// Holds the callers of ``hold(_:)`` at a gate, from inside the actor.
     actor Holder {

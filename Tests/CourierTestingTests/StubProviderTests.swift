@@ -59,7 +59,7 @@ struct StubProviderTests {
                 OAuthToken(
                     accessToken: "access-1", refreshToken: "refresh-1", expiresAt: clock.date + 3600,
                     issuedAt: clock.date)),
-            refresh: { token in await issuer.refresh(token) }, now: clock.now)
+            refresh: { token in await issuer.refresh(token) }, now: clock.now, refreshTimeout: testRefreshTimeout)
         let responses = SampleResponseSequence([
             .networkResponse(401, Data(#"{"error":"invalid_token"}"#.utf8)),
             .networkResponse(200, Data(#"{"login":"ada"}"#.utf8)),

@@ -24,7 +24,8 @@ struct TestClockTests {
     func drivesExpiry() async throws {
         let clock = TestClock()
         let issuer = TokenIssuer(clock: clock.now)
-        let session = AuthSession(refresh: { token in await issuer.refresh(token) }, now: clock.now)
+        let session = AuthSession(
+            refresh: { token in await issuer.refresh(token) }, now: clock.now, refreshTimeout: testRefreshTimeout)
         try await session.signIn(
             OAuthToken(
                 accessToken: "access-1", refreshToken: "refresh-1", expiresAt: clock.date + 3600,
@@ -54,7 +55,7 @@ struct TestClockTests {
         let issuer = TokenIssuer(clock: clock.now)
         let session = AuthSession(
             store: InMemoryTokenStore(OAuthToken(accessToken: "access-1", refreshToken: "refresh-1")),
-            refresh: { token in await issuer.refresh(token) }, now: clock.now)
+            refresh: { token in await issuer.refresh(token) }, now: clock.now, refreshTimeout: testRefreshTimeout)
         let transport = ScriptedTransport()
         transport.enqueue(.json(#"{"error":"invalid_token"}"#, statusCode: 401), for: .get("/me"))
         transport.always(.json(#"{"login":"ada"}"#), for: .get("/me"))

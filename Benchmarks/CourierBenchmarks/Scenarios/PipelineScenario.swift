@@ -81,6 +81,14 @@ struct PipelineScenario {
             .init(name: "stub") {
                 try await Timing.perCall(count) { try await stubProvider.request(.item).statusCode }
             },
+            .init(name: "distinct") {
+                // Numbers from a million up: the path's length stays that of the floor's.
+                var number = 1_000_000
+                return try await Timing.perCall(count) {
+                    number += 1
+                    return try await transportProvider.request(.numbered(number)).statusCode
+                }
+            },
             .init(name: "telemetry") {
                 try await Timing.perCall(count) { try await telemetryProvider.request(.item).statusCode }
             },
@@ -96,7 +104,7 @@ struct PipelineScenario {
         let samples = try await Interleaved.run(rounds: rounds, variants)
         // CPU time of the measuring thread where valid (see PerCall), wall clock otherwise.
         // (The Task and completion-handler loops hop threads by design: wall clock only.)
-        let cpuValid = ["floor", "pipeline", "stub", "telemetry", "response", "decode"].allSatisfy { name in
+        let cpuValid = ["floor", "pipeline", "stub", "distinct", "telemetry", "response", "decode"].allSatisfy { name in
             samples[name]!.allSatisfy { $0.cpu != nil }
         }
         func best(_ name: String) -> [Double] { samples[name]!.map { cpuValid ? $0.best : $0.wall } }
@@ -107,6 +115,7 @@ struct PipelineScenario {
         let stub = Summary(best("stub"))
         let pipelineRatio = Summary.ratios(best("pipeline"), best("floor"))
         let stubRatio = Summary.ratios(best("stub"), best("floor"))
+        let distinctRatio = Summary.ratios(best("distinct"), best("floor"))
         let telemetry = Summary(best("telemetry"))
         let telemetryCost = Summary(zip(best("telemetry"), best("pipeline")).map { $0 - $1 })
         let response = Summary(best("response"))
@@ -120,6 +129,8 @@ struct PipelineScenario {
         result.set("pipeline_floor_us", floor)
         result.set("pipeline_floor_ratio", pipelineRatio)
         result.set("stub_floor_ratio", stubRatio)
+        result.set("pipeline_distinct_paths_us_per_request", Summary(best("distinct")))
+        result.set("pipeline_distinct_paths_floor_ratio", distinctRatio)
         result.set("pipeline_clock", cpuValid ? "thread_cpu" : "wall")
         result.set("pipeline_telemetry_us_per_request", telemetry)
         result.set("pipeline_telemetry_us", telemetryCost)
@@ -147,6 +158,10 @@ struct PipelineScenario {
                 scenario: scenario, metric: "  ÷ floor", measured: pipelineRatio.formatted(2, unit: "×"),
                 target: "≤ \(Self.pipelineTarget)×",
                 verdict: pipelineRatio.median <= Self.pipelineTarget ? .met : .missed),
+            Row(
+                scenario: scenario, metric: "  the same, a path not sent before on every request",
+                measured: Summary(best("distinct")).formatted(2, unit: "µs")),
+            Row(scenario: scenario, metric: "  ÷ floor", measured: distinctRatio.formatted(2, unit: "×")),
             Row(
                 scenario: scenario, metric: "  with a TelemetryPlugin (no-op telemetry): added per request",
                 measured: telemetryCost.formatted(2, unit: "µs")),

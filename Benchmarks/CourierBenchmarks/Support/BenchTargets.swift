@@ -12,13 +12,20 @@ let smallJSONBody = Data(#"{"id":42,"name":"Ada Lovelace","email":"ada@example.o
 /// Moya target. Its URL and header are exactly what the floor builds by hand.
 enum PipelineAPI: TargetType {
     case item
+    /// The same request for another item: a path the provider has not joined before.
+    case numbered(Int)
 
     static let base = URL(string: "http://127.0.0.1:8080")!
     /// The URL the target resolves to; the floor builds its request from this string.
     static let itemURLString = "http://127.0.0.1:8080/items/42"
 
     var baseURL: URL { Self.base }
-    var path: String { "items/42" }
+    var path: String {
+        switch self {
+        case .item: "items/42"
+        case .numbered(let number): "items/\(number)"
+        }
+    }
     var method: HTTPMethod { .get }
     var task: RequestTask { .requestPlain }
     var headers: [String: String]? { ["Accept": "application/json"] }

@@ -13,6 +13,15 @@ extension URL {
     static func joining(_ baseURL: URL, path: String) -> URL {
         guard !path.isEmpty else { return baseURL }
         let base = baseURL.absoluteString
+        // An app sends the same few targets again and again, and parsing the joined string is
+        // most of the cost of an endpoint; the join depends on nothing but its two inputs.
+        if let known = joinedURLs.lookUp(path, base: base) { return known }
+        let joined = join(baseURL, base: base, path: path)
+        joinedURLs.store(joined, path: path, base: base)
+        return joined
+    }
+
+    private static func join(_ baseURL: URL, base: String, path: String) -> URL {
         // Fast path: nothing after the path in the base URL, so plain string joining is
         // exact and avoids URLComponents. Byte scans, not `String.contains(_:)` or
         // `hasSuffix(_:)`: with Foundation imported on Linux those go through NSString and
@@ -33,6 +42,31 @@ extension URL {
         if basePath.hasSuffix("/") { basePath.removeLast() }
         components.percentEncodedPath = basePath + "/" + trimmedPath
         return components.url ?? baseURL
+    }
+
+    private static let joinedURLs = JoinedURLs()
+
+    /// The most recent joins, at most `limit`: paths made up at run time (an id in the path)
+    /// replace each other instead of growing the table without bound.
+    private final class JoinedURLs: Sendable {
+        // Keyed by the path alone, which hashes faster than a pair; the base URL is checked
+        // on a hit (an app has one or two, so a path rarely meets another base).
+        private let urls = Locked<[String: (base: String, url: URL)]>([:])
+        private let limit = 128
+
+        func lookUp(_ path: String, base: String) -> URL? {
+            urls.withValue { urls in
+                guard let entry = urls[path], entry.base == base else { return nil }
+                return entry.url
+            }
+        }
+
+        func store(_ url: URL, path: String, base: String) {
+            urls.withValue { urls in
+                if urls.count >= limit { urls.removeAll(keepingCapacity: true) }
+                urls[path] = (base, url)
+            }
+        }
     }
 
     /// `path` with every character that cannot stand in a path percent-escaped.

@@ -19,7 +19,8 @@ struct AttemptTelemetry {
         self.plugin = plugin
         let method = request.httpMethod ?? "GET"
         let route = call.erased.route
-        var attributes: [String: TelemetryValue] = [:]
+        // Room for every attribute an attempt has, so that the table is never grown.
+        var attributes: [String: TelemetryValue] = Dictionary(minimumCapacity: 8)
         let knownMethod = Self.knownMethods.contains(method)
         attributes[TelemetryKey.method] = .string(knownMethod ? method : "_OTHER")
         if !knownMethod { attributes[TelemetryKey.originalMethod] = .string(method) }

@@ -200,6 +200,7 @@ public final class URLSessionTransport: HTTPTransport {
             if delegate.markTimedOut(task) { task.cancel() }
         }
         defer { timer.cancel() }
+        defer { delegate.received() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 state.continuation = continuation

@@ -151,7 +151,7 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let (state, continuation) = finishState(of: task) else { return }
         // The state is out of the table: no other callback can reach it any more.
-        continuation.resume(with: Self.outcome(of: state, task: task, error: error))
+        resume(continuation, with: Self.outcome(of: state, task: task, error: error))
     }
 
     /// libcurl reports most failures as an unknown error (-1); call them what they are, as

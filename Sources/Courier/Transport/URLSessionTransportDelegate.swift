@@ -153,7 +153,24 @@ final class URLSessionTransportDelegate: NSObject, Sendable {
             defer { state?.continuation = nil }
             return state?.continuation
         }
-        continuation?.resume(throwing: error)
+        if let continuation { resume(continuation, with: .failure(error)) }
+    }
+
+    /// Resumes a task's continuation with what its task ended with, published under the
+    /// delegate's lock first; the awaiting side calls ``received()``.
+    ///
+    /// The Swift runtime orders the two sides with atomics the thread sanitizer cannot see
+    /// when a continuation is resumed before its task has suspended (a fast loopback answer
+    /// does that): the response built on the session's queue would then be reported as a
+    /// race when the caller reads it. Passing through one lock makes the order visible.
+    func resume(_ continuation: CheckedContinuation<Outcome, any Error>, with result: Result<Outcome, any Error>) {
+        states.withValue { _ in }
+        continuation.resume(with: result)
+    }
+
+    /// The awaiting side of ``resume(_:with:)``: called once the continuation returned.
+    func received() {
+        states.withValue { _ in }
     }
 
     /// Records that the caller cancelled `task`, just before the task is cancelled.

@@ -9,7 +9,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("NetworkLoggerPlugin", .timeLimit(.minutes(2)))
+@Suite("NetworkLoggerPlugin", .timeLimit(.minutes(20)))
 struct NetworkLoggerPluginTests {
     let transport = ScriptedTransport()
     let lines = Collector<String>()

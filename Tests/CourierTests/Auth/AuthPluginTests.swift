@@ -21,7 +21,7 @@ struct SignedTarget: TargetType, AccessTokenAuthorizable {
 struct AuthPluginTests {
     let session = AuthSession(
         store: InMemoryTokenStore(OAuthToken(accessToken: "tok", refreshToken: "r", tokenType: "DPoP")),
-        refresh: { $0 })
+        refresh: { $0 }, refreshTimeout: testRefreshTimeout)
 
     func prepared(_ target: SignedTarget, url: String = "https://api.example.com/me", plugin: AuthPlugin? = nil)
         async throws -> URLRequest
@@ -69,7 +69,8 @@ struct AuthPluginTests {
     func noToken() async {
         let transport = ScriptedTransport()
         let provider = Provider<SignedTarget>(
-            transport: transport, plugins: [AuthPlugin(auth: AuthSession(refresh: { $0 }))])
+            transport: transport,
+            plugins: [AuthPlugin(auth: AuthSession(refresh: { $0 }, refreshTimeout: testRefreshTimeout))])
         await #expect {
             try await provider.request(SignedTarget())
         } throws: { error in

@@ -5,7 +5,7 @@ import Testing
 
 /// A refresh that outlives `refreshTimeout`, with real concurrency: its refresh token is
 /// never sent a second time while it is in flight, whoever asks and however often.
-@Suite("AuthSession with a late refresh", .timeLimit(.minutes(10)))
+@Suite("AuthSession with a late refresh", .timeLimit(.minutes(20)))
 struct AuthSessionLateRefreshTests {
     @Test("after a time-out, 50 concurrent callers join the refresh in flight — 20 rounds, one refresh each")
     func joinAfterTimeout() async throws {

@@ -11,7 +11,7 @@ import Testing
 /// `AuthSession`s on two `FileTokenStore` instances of one file (which coordinate exactly as
 /// two processes do), or on one `InMemoryTokenStore`. The multi-process runs are in the
 /// integration tests.
-@Suite("AuthSession sharing a store", .timeLimit(.minutes(2)))
+@Suite("AuthSession sharing a store", .timeLimit(.minutes(20)))
 struct AuthSessionSharedStoreTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-shared-\(UUID().uuidString)")
     var file: URL { folder.appendingPathComponent("token.json") }
@@ -30,7 +30,7 @@ struct AuthSessionSharedStoreTests {
                 let call = calls.increment()
                 await Task.yield()
                 return token("new-\(call)")
-            })
+            }, refreshTimeout: testRefreshTimeout)
     }
 
     @Test(
@@ -136,7 +136,7 @@ struct AuthSessionSharedStoreTests {
                 // then rejected the used refresh token.
                 try elsewhere.save(Self.token("rotated-elsewhere"))
                 throw CourierError.statusCode(Response(statusCode: 400, data: Data(#"{"error":"invalid_grant"}"#.utf8)))
-            })
+            }, refreshTimeout: testRefreshTimeout)
         #expect(try await session.validToken().accessToken == "rotated-elsewhere")
         #expect(await !session.isSessionExpired)
         #expect(session.sessionExpiry == nil)
@@ -151,7 +151,7 @@ struct AuthSessionSharedStoreTests {
             store: FileTokenStore(url: file),
             refresh: { _ in
                 throw CourierError.statusCode(Response(statusCode: 400, data: Data(#"{"error":"invalid_grant"}"#.utf8)))
-            })
+            }, refreshTimeout: testRefreshTimeout)
         let other = Self.session(FileTokenStore(url: file), calls: CallCounter())
         var iterator = other.events.makeAsyncIterator()
         await #expect {
@@ -169,7 +169,7 @@ struct AuthSessionSharedStoreTests {
 }
 
 /// What ends a session and what does not, and the reason it keeps.
-@Suite("AuthSession: why a session ended", .timeLimit(.minutes(1)))
+@Suite("AuthSession: why a session ended", .timeLimit(.minutes(20)))
 struct AuthSessionExpiryTests {
     static let tokenURL = URL(string: "https://auth.example.com/oauth/token?client_secret=s3cr3t-value")!
 
@@ -184,7 +184,7 @@ struct AuthSessionExpiryTests {
     }
 
     static func session(throwing error: any Error, store: InMemoryTokenStore) -> AuthSession {
-        AuthSession(store: store, refresh: { _ in throw error })
+        AuthSession(store: store, refresh: { _ in throw error }, refreshTimeout: testRefreshTimeout)
     }
 
     static func expired() -> InMemoryTokenStore {

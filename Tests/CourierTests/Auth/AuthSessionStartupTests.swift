@@ -18,7 +18,7 @@ struct AuthSessionStartupTests {
     func corruptFile() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data("{\"access_token\": tru".utf8).write(to: file)
-        let session = AuthSession(store: FileTokenStore(url: file), refresh: { $0 })
+        let session = AuthSession(store: FileTokenStore(url: file), refresh: { $0 }, refreshTimeout: testRefreshTimeout)
 
         #expect(session.tokenLoadError != nil)
         #expect(await session.needsSignIn)
@@ -35,7 +35,7 @@ struct AuthSessionStartupTests {
     func unreadableFile() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
-        let session = AuthSession(store: FileTokenStore(url: file), refresh: { $0 })
+        let session = AuthSession(store: FileTokenStore(url: file), refresh: { $0 }, refreshTimeout: testRefreshTimeout)
 
         let error = try #require(session.tokenLoadError)
         #expect(await session.needsSignIn)
@@ -50,12 +50,13 @@ struct AuthSessionStartupTests {
     @Test("no stored token: sign-in needed, no load error; with an acquire closure, no sign-in needed")
     func firstLaunch() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let plain = AuthSession(store: FileTokenStore(url: file), refresh: { $0 })
+        let plain = AuthSession(store: FileTokenStore(url: file), refresh: { $0 }, refreshTimeout: testRefreshTimeout)
         #expect(plain.tokenLoadError == nil)
         #expect(await plain.needsSignIn)
 
         let anonymous = AuthSession(
-            store: FileTokenStore(url: file), refresh: { $0 }, acquire: { OAuthToken(accessToken: "guest") })
+            store: FileTokenStore(url: file), refresh: { $0 }, acquire: { OAuthToken(accessToken: "guest") },
+            refreshTimeout: testRefreshTimeout)
         #expect(await !anonymous.needsSignIn)
     }
 
@@ -67,7 +68,8 @@ struct AuthSessionStartupTests {
         try FileTokenStore(url: file).save(expired)
         let session = AuthSession(
             store: FileTokenStore(url: file),
-            refresh: { old in OAuthToken(accessToken: "fresh", refreshToken: old.refreshToken, expiresAt: Date() + 60) }
+            refresh: { old in OAuthToken(accessToken: "fresh", refreshToken: old.refreshToken, expiresAt: Date() + 60)
+            }, refreshTimeout: testRefreshTimeout
         )
 
         #expect(session.tokenLoadError == nil)
@@ -80,7 +82,8 @@ struct AuthSessionStartupTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileTokenStore(url: file).save(token)
         let session = AuthSession(
-            store: FileTokenStore(url: file), refresh: { _ in throw AuthenticationError.sessionExpired })
+            store: FileTokenStore(url: file), refresh: { _ in throw AuthenticationError.sessionExpired },
+            refreshTimeout: testRefreshTimeout)
         #expect(await !session.needsSignIn, "nothing says it is revoked until the server does")
 
         await #expect(throws: AuthenticationError.self) { try await session.refresh(rejecting: token) }
@@ -93,7 +96,7 @@ struct AuthSessionStartupTests {
     @Test("signing out means a sign-in is needed again")
     func signOut() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let session = AuthSession(refresh: { $0 })
+        let session = AuthSession(refresh: { $0 }, refreshTimeout: testRefreshTimeout)
         try await session.signIn(token)
         #expect(await !session.needsSignIn)
         try await session.signOut()

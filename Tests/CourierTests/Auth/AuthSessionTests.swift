@@ -5,7 +5,7 @@ import Testing
 
 /// AuthSession with closure-backed refreshes: real concurrency, no network. A refresh is held
 /// at a gate, or until its callers have all been started, never for a time.
-@Suite("AuthSession", .timeLimit(.minutes(10)))
+@Suite("AuthSession", .timeLimit(.minutes(20)))
 struct AuthSessionTests {
     static func token(_ name: String, refresh: String? = "R", lifetime: TimeInterval = 3600) -> OAuthToken {
         OAuthToken(
@@ -116,7 +116,7 @@ struct AuthSessionTests {
             refresh: { _ in
                 calls.increment()
                 throw CourierError.statusCode(Response(statusCode: 400, data: Data(#"{"error":"invalid_grant"}"#.utf8)))
-            })
+            }, refreshTimeout: testRefreshTimeout)
         let events = session.events
         let collected = Task { () -> [AuthEvent] in
             var seen: [AuthEvent] = []
@@ -159,7 +159,7 @@ struct AuthSessionTests {
                 if calls.increment() == 1 { throw URLError(.timedOut) }
                 #expect(old.refreshToken == "R-keep")
                 return Self.token("new", refresh: nil)
-            })
+            }, refreshTimeout: testRefreshTimeout)
         await #expect {
             try await session.validToken()
         } throws: { error in
@@ -241,7 +241,7 @@ struct AuthSessionTests {
 
     @Test("every listener gets every event from the moment it subscribed")
     func events() async throws {
-        let session = AuthSession(refresh: { _ in Self.token("n") })
+        let session = AuthSession(refresh: { _ in Self.token("n") }, refreshTimeout: testRefreshTimeout)
         let first = session.events
         try await session.signIn(Self.token("a"))
         let second = session.events

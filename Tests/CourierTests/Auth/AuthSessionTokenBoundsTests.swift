@@ -5,7 +5,7 @@ import Testing
 
 /// A token that can never be sent never reaches the store, wherever it comes from: a refresh,
 /// an acquire, a sign-in. The good refresh token stays, and the next refresh uses it.
-@Suite("AuthSession refuses tokens that cannot be sent", .timeLimit(.minutes(1)))
+@Suite("AuthSession refuses tokens that cannot be sent", .timeLimit(.minutes(20)))
 struct AuthSessionTokenBoundsTests {
     static let huge = String(repeating: "x", count: 1 << 20)
 
@@ -46,7 +46,7 @@ struct AuthSessionTokenBoundsTests {
                     ? Self.token(Self.huge, refresh: "R2-rotated") : Self.token("new-1", refresh: Self.huge)),
             .success(Self.token("new-2", refresh: "R3")),
         ])
-        let session = AuthSession(store: store, refresh: { try refresh($0) })
+        let session = AuthSession(store: store, refresh: { try refresh($0) }, refreshTimeout: testRefreshTimeout)
 
         await #expect {
             try await session.validToken()
@@ -71,7 +71,8 @@ struct AuthSessionTokenBoundsTests {
         let body = #"{"access_token":"SECRET-\#(Self.huge)","token_type":"Bearer","refresh_token":"R2-rotated"}"#
         let session = AuthSession(
             store: store,
-            refresh: { _ in try OAuthToken(response: Response(statusCode: 200, data: Data(body.utf8))) })
+            refresh: { _ in try OAuthToken(response: Response(statusCode: 200, data: Data(body.utf8))) },
+            refreshTimeout: testRefreshTimeout)
 
         await #expect {
             try await session.refresh(rejecting: stale)
@@ -92,7 +93,7 @@ struct AuthSessionTokenBoundsTests {
         let answers = ScriptedRefresh([.success(Self.token("bad\r\nX-Injected: 1")), .success(Self.token("guest"))])
         let session = AuthSession(
             store: store, refresh: { _ in throw AuthenticationError.sessionExpired },
-            acquire: { try answers(OAuthToken(accessToken: "unused")) })
+            acquire: { try answers(OAuthToken(accessToken: "unused")) }, refreshTimeout: testRefreshTimeout)
 
         await #expect {
             try await session.validToken()
@@ -109,7 +110,8 @@ struct AuthSessionTokenBoundsTests {
     func signIn() async throws {
         let current = Self.token("current")
         let store = InMemoryTokenStore(current)
-        let session = AuthSession(store: store, refresh: { _ in Self.token("unused") })
+        let session = AuthSession(
+            store: store, refresh: { _ in Self.token("unused") }, refreshTimeout: testRefreshTimeout)
         let refused: [(OAuthToken, TokenValidationError)] = [
             (Self.token(Self.huge), Self.tooLong(.accessToken)),
             (Self.token("a", refresh: Self.huge), Self.tooLong(.refreshToken)),

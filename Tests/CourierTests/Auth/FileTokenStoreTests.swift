@@ -56,7 +56,7 @@ struct TokenStoreTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data("garbage".utf8).write(to: file)
-        let session = AuthSession(store: FileTokenStore(url: file), refresh: { $0 })
+        let session = AuthSession(store: FileTokenStore(url: file), refresh: { $0 }, refreshTimeout: testRefreshTimeout)
         await #expect {
             try await session.validToken()
         } throws: { error in
@@ -126,7 +126,7 @@ struct TokenStoreTests {
     @Test("reading, checking and signing out of a store never written create nothing on disk")
     func readsChangeNothing() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let session = AuthSession(store: FileTokenStore(url: file), refresh: { $0 })
+        let session = AuthSession(store: FileTokenStore(url: file), refresh: { $0 }, refreshTimeout: testRefreshTimeout)
         #expect(await session.needsSignIn)
         await #expect(throws: AuthenticationError.self) { try await session.validToken() }
         try await session.signOut()
@@ -137,7 +137,7 @@ struct TokenStoreTests {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         try encoder.encode(token).write(to: file)
-        let reader = AuthSession(store: FileTokenStore(url: file), refresh: { $0 })
+        let reader = AuthSession(store: FileTokenStore(url: file), refresh: { $0 }, refreshTimeout: testRefreshTimeout)
         #expect(try await reader.validToken().accessToken == token.accessToken)
         let directory = file.deletingLastPathComponent().path
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["token.json"])
@@ -213,7 +213,7 @@ struct TokenStoreTests {
         }
         let store = BoxStore()
         #expect(store.coordinator == nil)
-        let session = AuthSession(store: store, refresh: { $0 })
+        let session = AuthSession(store: store, refresh: { $0 }, refreshTimeout: testRefreshTimeout)
         try await session.signIn(token)
         #expect(store.box.value == token)
         try await session.signOut()

@@ -96,7 +96,7 @@ struct KeychainTokenStorageTests {
         let widget = KeychainTokenStorage.coordinator(for: item, client: keychain, lockDirectory: folder)
         let lockFile = KeychainTokenStorage.lockFileURL(for: item, in: folder)
         #expect(lockFile.lastPathComponent == "com.example.app.oauth-token.TEAM.com.example.app.token.lock")
-        let lease = try await app.acquireLease(expiringAfter: 60, waitingAtMost: 1)
+        let lease = try await app.acquireLease(expiringAfter: 60, waitingAtMost: 600)
         await #expect(throws: TokenLeaseTimeout.self) {
             _ = try await widget.acquireLease(expiringAfter: 60, waitingAtMost: 0.05)
         }

@@ -11,7 +11,7 @@ import Testing
 /// Requests that arrive while a refresh is under way wait for it before they are built (the
 /// light wait); what they get must be exactly what they got when they waited inside the
 /// signing plugin.
-@Suite("RefreshableProvider: requests that arrive during a refresh", .timeLimit(.minutes(10)))
+@Suite("RefreshableProvider: requests that arrive during a refresh", .timeLimit(.minutes(20)))
 struct RefreshableProviderWaitTests {
     static func token(_ name: String, lifetime: TimeInterval = 3600) -> OAuthToken {
         OAuthToken(

@@ -6,10 +6,14 @@ import Testing
 /// The lease and the generation that sessions sharing a store take turns through, on their
 /// own: two `FileTokenStore`s of one file in this process exclude each other as two
 /// processes do (`flock` belongs to an open file), and tasks sharing one instance queue.
-@Suite("Token store coordination", .timeLimit(.minutes(1)))
+@Suite("Token store coordination", .timeLimit(.minutes(20)))
 struct TokenStoreCoordinationTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-lease-\(UUID().uuidString)")
     var file: URL { folder.appendingPathComponent("token.json") }
+
+    /// How long a lease that must be granted may take: a hang detector, not a claim. A
+    /// sanitized run on a busy machine takes seconds per turn through the lock file.
+    static let patience: TimeInterval = 600
 
     func coordinator() throws -> any TokenStoreCoordinator {
         try #require(FileTokenStore(url: file).coordinator)
@@ -22,16 +26,16 @@ struct TokenStoreCoordinationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let first = try coordinator()
         let second = try coordinator()
-        let lease = try await first.acquireLease(expiringAfter: 60, waitingAtMost: 1)
+        let lease = try await first.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
         await #expect(throws: TokenLeaseTimeout.self) {
             _ = try await second.acquireLease(expiringAfter: 60, waitingAtMost: 0.05)
         }
         lease.release()
-        let next = try await second.acquireLease(expiringAfter: 60, waitingAtMost: 10)
+        let next = try await second.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
         next.release()
         // Released twice: nothing happens, and the lease is free.
         lease.release()
-        try await first.acquireLease(expiringAfter: 60, waitingAtMost: 10).release()
+        try await first.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience).release()
     }
 
     @Test("a waiter takes the lease the moment its holder releases it")
@@ -39,8 +43,8 @@ struct TokenStoreCoordinationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let first = try coordinator()
         let second = try coordinator()
-        let lease = try await first.acquireLease(expiringAfter: 60, waitingAtMost: 1)
-        let waiting = Task { try await second.acquireLease(expiringAfter: 60, waitingAtMost: 30) }
+        let lease = try await first.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
+        let waiting = Task { try await second.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience) }
         lease.release()
         try await waiting.value.release()
     }
@@ -51,9 +55,9 @@ struct TokenStoreCoordinationTests {
         let second = try coordinator()
         do {
             let first = try coordinator()
-            _ = try await first.acquireLease(expiringAfter: 60, waitingAtMost: 1)
+            _ = try await first.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
         }
-        try await second.acquireLease(expiringAfter: 60, waitingAtMost: 10).release()
+        try await second.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience).release()
     }
 
     @Test("a holder that hangs past its lease loses it, and its late write is refused")
@@ -64,8 +68,8 @@ struct TokenStoreCoordinationTests {
         let token = OAuthToken(accessToken: "A", refreshToken: "R0")
         let start = try #require(try hung.write(token, change: .signedIn, ifGeneration: nil))
         // The hung holder took the lease for 0.2 s and read generation `start`; then nothing.
-        let stuck = try await hung.acquireLease(expiringAfter: 0.2, waitingAtMost: 1)
-        let taken = try await other.acquireLease(expiringAfter: 60, waitingAtMost: 30)
+        let stuck = try await hung.acquireLease(expiringAfter: 0.2, waitingAtMost: Self.patience)
+        let taken = try await other.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
         let seen = try other.read()
         #expect(seen.generation == start)
         let renewed = OAuthToken(accessToken: "B", refreshToken: "R1")
@@ -76,7 +80,7 @@ struct TokenStoreCoordinationTests {
         #expect(try hung.write(late, change: .refreshed, ifGeneration: start) == nil)
         #expect(try other.read().token == renewed)
         stuck.release()
-        try await other.acquireLease(expiringAfter: 60, waitingAtMost: 10).release()
+        try await other.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience).release()
     }
 
     @Test("tasks sharing one instance queue for the lease, one at a time — 20 rounds of 20")
@@ -91,7 +95,8 @@ struct TokenStoreCoordinationTests {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for _ in 0..<20 {
                         group.addTask {
-                            let lease = try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: 30)
+                            let lease = try await coordinator.acquireLease(
+                                expiringAfter: 60, waitingAtMost: Self.patience)
                             let now = holders.withValue { count in
                                 count += 1
                                 return count
@@ -113,12 +118,12 @@ struct TokenStoreCoordinationTests {
     func cancelledWaiter() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         for coordinator in [try coordinator(), try #require(InMemoryTokenStore().coordinator)] {
-            let lease = try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: 1)
+            let lease = try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
             let waiter = Task { try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: 600) }
             waiter.cancel()
             await #expect(throws: CancellationError.self) { _ = try await waiter.value }
             lease.release()
-            try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: 10).release()
+            try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience).release()
         }
     }
 

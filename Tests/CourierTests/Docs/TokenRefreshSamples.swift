@@ -137,7 +137,7 @@ enum TokenRefresh {  // sample scaffold
 }  // sample scaffold
 
 extension TokenRefresh {
-    @Suite("Token refresh samples", .timeLimit(.minutes(10)))
+    @Suite("Token refresh samples", .timeLimit(.minutes(20)))
     struct Samples {
         @Test("the refresh closure's shape: a form POST to the token endpoint with the client's Basic credentials, parsed into a token")
         func refreshEndpoint() async throws {

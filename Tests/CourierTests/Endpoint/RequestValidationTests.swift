@@ -164,7 +164,7 @@ struct RequestValidationTests {
         transport.always(.status(200), for: .any)
         let session = AuthSession(
             store: InMemoryTokenStore(OAuthToken(accessToken: "SECRET\r\nX-Injected: 1", refreshToken: "r")),
-            refresh: { $0 })
+            refresh: { $0 }, refreshTimeout: testRefreshTimeout)
         let provider = RefreshableProvider<RawTarget>(auth: session, transport: transport)
         let error = await #expect(throws: CourierError.self) { try await provider.request(RawTarget()) }
         guard case .underlying(let refusal as RequestValidationError, nil)? = error else {

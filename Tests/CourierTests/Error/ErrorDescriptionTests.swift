@@ -95,7 +95,7 @@ struct ErrorDescriptionTests {
         }
     }
 
-    @Test("a refused connection names the host and port, the URL's token redacted", .timeLimit(.minutes(1)))
+    @Test("a refused connection names the host and port, the URL's token redacted", .timeLimit(.minutes(20)))
     func refusedConnection() async throws {
         let closed = try RefusingPort()
         let target = ErrorTestTarget(

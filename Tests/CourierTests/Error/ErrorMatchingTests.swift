@@ -80,9 +80,10 @@ struct ErrorMatchingTests {
         #expect(AuthenticationError.refreshFailed(URLError(.timedOut)) != .storeUnavailable(URLError(.timedOut)))
     }
 
-    @Test("a provider's session-expired failure matches #expect(throws:) exactly", .timeLimit(.minutes(1)))
+    @Test("a provider's session-expired failure matches #expect(throws:) exactly", .timeLimit(.minutes(20)))
     func expectThrowsMatchesSessionExpired() async throws {
-        let session = AuthSession(refresh: { _ in throw AuthenticationError.sessionExpired })
+        let session = AuthSession(
+            refresh: { _ in throw AuthenticationError.sessionExpired }, refreshTimeout: testRefreshTimeout)
         try await session.signIn(OAuthToken(accessToken: "a1", refreshToken: "r1"))
         let provider = RefreshableProvider<ErrorTestTarget>(
             auth: session,

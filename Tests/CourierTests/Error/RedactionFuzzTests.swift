@@ -6,7 +6,7 @@ import Testing
 /// Seeded random JSON documents, nested up to thousands of levels, with secrets of every type
 /// under every spelling of their names — redacted as they are, cut, made malformed and
 /// rewritten with Python's quotes. A failure names its seed and document, so it replays.
-@Suite("Redaction fuzzing", .timeLimit(.minutes(3)))
+@Suite("Redaction fuzzing", .timeLimit(.minutes(20)))
 struct RedactionFuzzTests {
     static let documents = 150
 

@@ -73,7 +73,8 @@ struct ReflectionTests {
     @Test("dump(session) and dump(store) show no token")
     func session() async throws {
         let store = InMemoryTokenStore(OAuthToken(accessToken: "at-SECRET", refreshToken: "rt-SECRET"))
-        let session = AuthSession(store: store, refresh: { _ in OAuthToken(accessToken: "at-SECRET") })
+        let session = AuthSession(
+            store: store, refresh: { _ in OAuthToken(accessToken: "at-SECRET") }, refreshTimeout: testRefreshTimeout)
         _ = try await session.validToken()
         let text = dumped(session)
         expectNoSecret(text)

@@ -10,7 +10,7 @@ import Testing
 /// Moya 15 code that must compile and behave as in Moya.
 @Suite(
     "Moya 15 names: MultipartFormData, FormDataProvider, Completion, ProgressBlock, supportsMultipart",
-    .timeLimit(.minutes(10)))
+    .timeLimit(.minutes(20)))
 struct MoyaNamesTests {
     enum Upload: TargetType {
         case avatar([MultipartFormData])

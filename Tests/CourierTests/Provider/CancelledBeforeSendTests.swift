@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("A request cancelled before it is sent still reaches didReceive and process", .timeLimit(.minutes(10)))
+@Suite("A request cancelled before it is sent still reaches didReceive and process", .timeLimit(.minutes(20)))
 struct CancelledBeforeSendTests {
     /// Holds `prepare` until the request's task is cancelled (the suite's time limit ends a
     /// test that never cancels it).

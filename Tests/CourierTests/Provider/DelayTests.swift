@@ -10,7 +10,7 @@ import Testing
 /// Every wait Courier schedules takes any number of seconds — negative, NaN, infinite, a
 /// `Retry-After` in the year 9999 — without trapping, and a long wait ends at once when the
 /// task is cancelled.
-@Suite("Delays are clamped", .timeLimit(.minutes(10)))
+@Suite("Delays are clamped", .timeLimit(.minutes(20)))
 struct DelayTests {
     @Test(
         "seconds to nanoseconds: none for negative, zero or NaN; capped at 100 years",
@@ -123,7 +123,8 @@ struct DelayTests {
             transport.enqueue(.status(401), .status(200), for: .any)
             let session = AuthSession(
                 store: InMemoryTokenStore(OAuthToken(accessToken: "old", refreshToken: "r")),
-                refresh: { _ in OAuthToken(accessToken: "new", refreshToken: "r2") })
+                refresh: { _ in OAuthToken(accessToken: "new", refreshToken: "r2") }, refreshTimeout: testRefreshTimeout
+            )
             let provider = RefreshableProvider<TestAPI>(
                 auth: session, refreshPolicy: RefreshPolicy(replayDelay: delay), transport: transport)
             if answers {

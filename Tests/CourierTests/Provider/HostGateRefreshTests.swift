@@ -9,7 +9,7 @@ import Testing
 #endif
 
 @Suite(
-    "maxRequestsPerHost with a refresh: requests queued at the gate go out with the new token", .timeLimit(.minutes(10))
+    "maxRequestsPerHost with a refresh: requests queued at the gate go out with the new token", .timeLimit(.minutes(20))
 )
 struct HostGateRefreshTests {
     static func token(_ name: String) -> OAuthToken {
@@ -67,7 +67,7 @@ struct HostGateRefreshTests {
             refresh: { _ in
                 refreshes.increment()
                 return Self.token("new")
-            })
+            }, refreshTimeout: testRefreshTimeout)
         let provider = RefreshableProvider<HostAPI>(
             auth: session, transport: server.transport, trackInflights: true, maxRequestsPerHost: 1)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -88,7 +88,9 @@ struct HostGateRefreshTests {
     func sharedCallOutlivesItsCaller() async throws {
         let executor = SerialTaskExecutor()
         let transport = SlotCountingTransport(failFirstAttempts: true)
-        let session = AuthSession(store: InMemoryTokenStore(Self.token("new")), refresh: { _ in Self.token("new") })
+        let session = AuthSession(
+            store: InMemoryTokenStore(Self.token("new")), refresh: { _ in Self.token("new") },
+            refreshTimeout: testRefreshTimeout)
         let provider = RefreshableProvider<HostAPI>(
             auth: session, transport: transport,
             retryPolicy: RetryPolicy(maxRetries: 1, random: { 0 }, sleep: { _ in }),

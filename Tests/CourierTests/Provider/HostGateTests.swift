@@ -10,7 +10,7 @@ import Testing
 
 /// Requests wait in the per-host queue with no signal of their own: the tests that must know
 /// they are queued start them on a ``SerialTaskExecutor`` and wait until it is idle.
-@Suite("maxRequestsPerHost: at most N calls per host, the rest wait before they are signed", .timeLimit(.minutes(10)))
+@Suite("maxRequestsPerHost: at most N calls per host, the rest wait before they are signed", .timeLimit(.minutes(20)))
 struct HostGateTests {
     @Test("off by default: every request reaches the transport at once")
     func offByDefault() async throws {

@@ -8,7 +8,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("Provider pipeline", .timeLimit(.minutes(10)))
+@Suite("Provider pipeline", .timeLimit(.minutes(20)))
 struct ProviderPipelineTests {
     @Test("plugins run in order — prepare, willSend, didReceive, process — for stubbed and transported requests")
     func hookOrder() async throws {

@@ -10,7 +10,7 @@ import Testing
 
 /// A caller waiting for a shared call sends no signal of its own: the callers are started on a
 /// ``SerialTaskExecutor``, which is idle once every one of them waits.
-@Suite("trackInflights: identical requests in flight share one call", .timeLimit(.minutes(10)))
+@Suite("trackInflights: identical requests in flight share one call", .timeLimit(.minutes(20)))
 struct TrackInflightsTests {
     /// Holds every call until the test opens it; answers 200 with the request's path.
     let transport = GatedTransport(
@@ -179,7 +179,7 @@ struct TrackInflightsTests {
 
     @Test("RefreshableProvider passes trackInflights through")
     func refreshable() {
-        let session = AuthSession(refresh: { _ in throw CancellationError() })
+        let session = AuthSession(refresh: { _ in throw CancellationError() }, refreshTimeout: testRefreshTimeout)
         #expect(RefreshableProvider<TestAPI>(auth: session, trackInflights: true).trackInflights)
         #expect(!RefreshableProvider<TestAPI>(auth: session).trackInflights)
     }

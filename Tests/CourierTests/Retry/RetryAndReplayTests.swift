@@ -27,7 +27,7 @@ struct RetryAndReplayTests {
             refresh: { _ in
                 refreshes.increment()
                 return OAuthToken(accessToken: "new", refreshToken: "r2")
-            })
+            }, refreshTimeout: testRefreshTimeout)
         let provider = RefreshableProvider<Target>(
             auth: session, transport: transport,
             retryPolicy: RetryPolicy(maxRetries: 2, random: { 0 }, sleep: { _ in }))

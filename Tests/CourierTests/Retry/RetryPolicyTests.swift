@@ -24,7 +24,7 @@ private struct Target: TargetType, RetryableTarget {
     var isIdempotent: Bool { idempotent ?? [HTTPMethod.get, .put, .delete, .head, .options, .trace].contains(method) }
 }
 
-@Suite("RetryPolicy", .timeLimit(.minutes(10)))
+@Suite("RetryPolicy", .timeLimit(.minutes(20)))
 struct RetryPolicyTests {
     let sleeps = RecordedSleeps()
 

@@ -8,7 +8,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("Stubbing", .timeLimit(.minutes(10)))
+@Suite("Stubbing", .timeLimit(.minutes(20)))
 struct StubbingTests {
     @Test("immediatelyStub answers with the target's sample data and a 200")
     func immediate() async throws {

@@ -36,4 +36,39 @@ struct URLBuildingTests {
         let target = PathTarget(baseURL: URL(string: base)!, path: path)
         #expect(URL(target: target).absoluteString == expected)
     }
+
+    @Test(
+        "joins are remembered per base URL and path: a path under another base, or the hundredth new path, still joins right"
+    )
+    func rememberedJoins() async {
+        let bases = ["https://api.example.com", "https://api.example.com/v2/", "https://other.example.org/v1?key=k"]
+        // Many tasks at once, each joining the same paths under every base, past the number of
+        // joins remembered, twice over.
+        await withTaskGroup(of: [String].self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    var mismatches: [String] = []
+                    for round in 0..<2 {
+                        for number in 0..<300 {
+                            let path = "items/\((number + worker * 37 + round) % 300)"
+                            for base in bases {
+                                let joined = URL(target: PathTarget(baseURL: URL(string: base)!, path: path))
+                                let expected: String
+                                switch base {
+                                case "https://api.example.com": expected = "https://api.example.com/\(path)"
+                                case "https://api.example.com/v2/": expected = "https://api.example.com/v2/\(path)"
+                                default: expected = "https://other.example.org/v1/\(path)?key=k"
+                                }
+                                if joined.absoluteString != expected { mismatches.append(joined.absoluteString) }
+                            }
+                        }
+                    }
+                    return mismatches
+                }
+            }
+            for await mismatches in group {
+                #expect(mismatches.isEmpty, "\(mismatches.prefix(3))")
+            }
+        }
+    }
 }

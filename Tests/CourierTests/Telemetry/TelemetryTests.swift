@@ -59,6 +59,42 @@ struct TelemetryTests {
         #expect(Plain.user(name: "bob").route == Plain.user(name: "ada").route)
     }
 
+    /// An enum of plain values (its payloads are numbers), whose routes are remembered by value.
+    enum Numbered: TargetType {
+        case home
+        case item(Int)
+        case page(Int, size: Int8)
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String { "x" }
+        var method: HTTPMethod { .get }
+        var task: RequestTask { .requestPlain }
+        var headers: [String: String]? { nil }
+    }
+
+    @Test(
+        "routes of plain enum values, remembered or not, past the bound and from many tasks at once, are their case names"
+    )
+    func rememberedRoutes() async {
+        await withTaskGroup(of: [String].self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    var wrong: [String] = []
+                    for number in 0..<1500 {
+                        let value = number + worker
+                        if Numbered.home.route != "Numbered.home" { wrong.append(Numbered.home.route) }
+                        if Numbered.item(value).route != "Numbered.item" { wrong.append(Numbered.item(value).route) }
+                        let page = Numbered.page(value, size: Int8(truncatingIfNeeded: value))
+                        if page.route != "Numbered.page" { wrong.append(page.route) }
+                    }
+                    return wrong
+                }
+            }
+            for await wrong in group {
+                #expect(wrong.isEmpty, "\(wrong.prefix(3))")
+            }
+        }
+    }
+
     @Test("a retried request is two spans: resend_count on the second, the 503 an error")
     func retriesAreSpans() async throws {
         let recorder = RecordingTelemetry()
@@ -97,7 +133,8 @@ struct TelemetryTests {
         transport.enqueue(.status(401), .json("[]"), for: .get("/v1/items"))
         let session = AuthSession(
             store: InMemoryTokenStore(OAuthToken(accessToken: "old", refreshToken: "r", tokenType: "Bearer")),
-            refresh: { _ in OAuthToken(accessToken: "new", refreshToken: "r2", tokenType: "Bearer") })
+            refresh: { _ in OAuthToken(accessToken: "new", refreshToken: "r2", tokenType: "Bearer") },
+            refreshTimeout: testRefreshTimeout)
         let provider = RefreshableProvider<API>(
             auth: session, transport: transport, plugins: [TelemetryPlugin(recorder)])
         #expect(try await provider.request(.items).statusCode == 200)

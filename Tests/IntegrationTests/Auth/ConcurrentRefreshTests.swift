@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// Many requests rejected at once share one refresh, against the real server.
-@Suite("Concurrent refresh against the test server", .serialized, .timeLimit(.minutes(5)))
+@Suite("Concurrent refresh against the test server", .serialized, .timeLimit(.minutes(20)))
 struct ConcurrentRefreshTests {
     /// N requests that all carry the token the server has just expired.
     func burst(_ count: Int, rounds: Int) async throws {

@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// The refresh contract against the real token endpoint.
-@Suite("Refresh behaviour against the test server", .timeLimit(.minutes(5)))
+@Suite("Refresh behaviour against the test server", .timeLimit(.minutes(20)))
 struct RefreshBehaviourTests {
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
     @Test("requests started during a refresh wait and go out with the new token only")

@@ -10,7 +10,7 @@ import Testing
 #endif
 
 /// Detection, scoping, limits and first-token acquisition against the real server.
-@Suite("Refresh policy, scoping and limits against the test server", .timeLimit(.minutes(5)))
+@Suite("Refresh policy, scoping and limits against the test server", .timeLimit(.minutes(20)))
 struct RefreshPolicyTests {
     @Test("a backend that answers 200 with {\"status\": \"8\"} is refreshed and replayed")
     func businessCode() async throws {
@@ -73,7 +73,7 @@ struct RefreshPolicyTests {
                     TokenEndpoint(base: base, grant: .refresh(token.refreshToken ?? "")))
                 return try threeSeconds(response.data)
             },
-            now: clock.now)
+            now: clock.now, refreshTimeout: testRefreshTimeout)
         try await session.signIn(threeSeconds(try await server.issueToken(lifetime: 3600)))
         let provider = RefreshableProvider<ServerAPI>(auth: session)
         try await server.resetCounters()

@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// Every `RequestTask` case, checked by what the server actually received.
-@Suite("Encoding against the echo route", .timeLimit(.minutes(5)))
+@Suite("Encoding against the echo route", .timeLimit(.minutes(20)))
 struct EncodingIntegrationTests {
     let server: TestServer
     let provider = Provider<ServerAPI>()

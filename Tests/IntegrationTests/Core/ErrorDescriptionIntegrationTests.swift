@@ -10,7 +10,7 @@ import Testing
 
 /// What a developer reads when a request fails against a real server: the request, the
 /// status and the server's own reason, with no secret.
-@Suite("Error descriptions against the test server", .timeLimit(.minutes(2)))
+@Suite("Error descriptions against the test server", .timeLimit(.minutes(20)))
 struct ErrorDescriptionIntegrationTests {
     let server: TestServer
 

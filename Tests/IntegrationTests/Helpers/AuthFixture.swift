@@ -28,7 +28,7 @@ struct AuthFixture {
         acquire: Bool = false,
         refreshPolicy: RefreshPolicy = .default,
         refreshWindow: RefreshWindow? = RefreshWindow(),
-        refreshTimeout: TimeInterval = 30,
+        refreshTimeout: TimeInterval = testRefreshTimeout,
         authPlugin: ((AuthSession) -> AuthPlugin)? = nil,
         plugins: [any PluginType] = [],
         now: (@Sendable () -> Date)? = nil,

@@ -11,7 +11,7 @@ import Testing
 /// Header names, header values and methods that would split the HTTP message, against the
 /// real server: nothing reaches it that the caller did not ask for (its request counter and
 /// `/echo` prove it).
-@Suite("Request injection against the test server", .timeLimit(.minutes(5)))
+@Suite("Request injection against the test server", .timeLimit(.minutes(20)))
 struct RequestInjectionTests {
     let server: TestServer
     let provider = Provider<ServerAPI>()

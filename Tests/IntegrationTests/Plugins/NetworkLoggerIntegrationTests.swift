@@ -11,7 +11,7 @@ import Testing
 
 /// The logger against the real transport and the echo route, which sends every secret of the
 /// request back in its JSON body: headers, query, form fields and the raw body.
-@Suite("NetworkLoggerPlugin over the network", .timeLimit(.minutes(5)))
+@Suite("NetworkLoggerPlugin over the network", .timeLimit(.minutes(20)))
 struct NetworkLoggerIntegrationTests {
     let server: TestServer
 

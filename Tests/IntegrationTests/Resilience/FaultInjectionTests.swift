@@ -11,7 +11,7 @@ import Testing
 /// A misbehaving server seen through the provider: bodies that do not map, and failures that
 /// retries recover from (or spend). The faults on the wire, which every transport must
 /// handle, are in `Transport/TransportFaultTests.swift`. Each request has a 10 s time-out.
-@Suite("Fault injection against the test server", .timeLimit(.minutes(5)))
+@Suite("Fault injection against the test server", .timeLimit(.minutes(20)))
 struct FaultInjectionTests {
     let server: TestServer
     /// Requests time out after 10 s, so nothing can hang, with room for a busy shared server.

@@ -9,7 +9,7 @@ import Testing
 
 // Serialized: the transfers of one suite run one after another, so the suites together
 // never load this 2-core machine with dozens of uploads at once (timing tests run beside).
-@Suite("A 401 on an upload replays it when its body can be sent again", .serialized, .timeLimit(.minutes(5)))
+@Suite("A 401 on an upload replays it when its body can be sent again", .serialized, .timeLimit(.minutes(20)))
 struct UploadReplayTests {
     let server: TestServer
     let scratch: ScratchDirectory
@@ -26,16 +26,17 @@ struct UploadReplayTests {
         self.server = server
         scratch = try ScratchDirectory()
         let tokenProvider = Provider<ServerAPI>()
-        let auth = AuthSession(refresh: { token in
-            let response = try await tokenProvider.request(
-                ServerAPI(
-                    server, "oauth/token", method: .post,
-                    task: .requestParameters(
-                        parameters: ["grant_type": "refresh_token", "refresh_token": token.refreshToken ?? ""],
-                        encoding: URLEncoding.httpBody),
-                    authorizationType: nil))
-            return try OAuthToken(response: response)
-        })
+        let auth = AuthSession(
+            refresh: { token in
+                let response = try await tokenProvider.request(
+                    ServerAPI(
+                        server, "oauth/token", method: .post,
+                        task: .requestParameters(
+                            parameters: ["grant_type": "refresh_token", "refresh_token": token.refreshToken ?? ""],
+                            encoding: URLEncoding.httpBody),
+                        authorizationType: nil))
+                return try OAuthToken(response: response)
+            }, refreshTimeout: testRefreshTimeout)
         try await auth.signIn(OAuthToken(tokenResponse: server.issueToken(lifetime: 3600), receivedAt: Date()))
         try await server.expireAccessTokens()
         try await server.resetCounters()

@@ -9,7 +9,7 @@ import Testing
 
 // Serialized: the transfers of one suite run one after another, so the suites together
 // never load this 2-core machine with dozens of uploads at once (timing tests run beside).
-@Suite("uploadFile streams a file byte for byte", .serialized, .timeLimit(.minutes(5)))
+@Suite("uploadFile streams a file byte for byte", .serialized, .timeLimit(.minutes(20)))
 struct FileUploadTests {
     let server: TestServer
     let scratch: ScratchDirectory

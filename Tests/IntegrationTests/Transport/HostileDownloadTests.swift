@@ -11,7 +11,7 @@ import Testing
 /// Downloads from a server whose `Content-Disposition` names `..`, nothing, or a path:
 /// whatever the server sends, a download never deletes or replaces a folder, and the safe
 /// destination keeps the file in its folder.
-@Suite("Downloads named by a hostile server", .timeLimit(.minutes(10)))
+@Suite("Downloads named by a hostile server", .timeLimit(.minutes(20)))
 struct HostileDownloadTests {
     let server: TestServer
     let scratch: ScratchDirectory
@@ -84,7 +84,7 @@ struct HostileDownloadTests {
 }
 
 /// Seeded fuzzing of `Content-Disposition` file names through the real server and transport.
-@Suite("Fuzzing Content-Disposition through the transport", .timeLimit(.minutes(10)))
+@Suite("Fuzzing Content-Disposition through the transport", .timeLimit(.minutes(20)))
 struct DispositionFuzzTests {
     static let fragments = [
         "..", ".", "/", "\\", "", "a", "report", ".pdf", "%2e%2e", "%2f", "../", "..\\", " ", "\t", "\u{7F}",

@@ -10,7 +10,7 @@ import Testing
 
 // Serialized: the transfers of one suite run one after another, so the suites together
 // never load this 2-core machine with dozens of uploads at once (timing tests run beside).
-@Suite("Progress of uploads and downloads", .serialized, .timeLimit(.minutes(5)))
+@Suite("Progress of uploads and downloads", .serialized, .timeLimit(.minutes(20)))
 struct ProgressTests {
     let server: TestServer
     let scratch: ScratchDirectory

@@ -11,7 +11,7 @@ import Testing
 
 // Serialized: the transfers of one suite run one after another, so the suites together
 // never load this 2-core machine with dozens of uploads at once (timing tests run beside).
-@Suite("Cancelled and failed transfers leave no files behind", .serialized, .timeLimit(.minutes(5)))
+@Suite("Cancelled and failed transfers leave no files behind", .serialized, .timeLimit(.minutes(20)))
 struct TransferCleanupTests {
     let server: TestServer
     let scratch: ScratchDirectory

@@ -10,7 +10,7 @@ import Testing
 /// A server that misbehaves on the wire: every transport answers with a typed error (or the
 /// intact response), never a hang or a crash. Each case is bounded by a time-out, whose
 /// error would fail it, and by the suite's time limit.
-@Suite("Transports against a misbehaving server", .timeLimit(.minutes(5)))
+@Suite("Transports against a misbehaving server", .timeLimit(.minutes(20)))
 struct TransportFaultTests {
     let server: TestServer
 

@@ -9,7 +9,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("Transports against the test server", .timeLimit(.minutes(5)))
+@Suite("Transports against the test server", .timeLimit(.minutes(20)))
 struct TransportIntegrationTests {
     let server: TestServer
 

@@ -10,7 +10,7 @@ import Testing
 /// What `URLSessionTransport` holds of a body that passes its bound, counted by the transport
 /// itself (`largestBodyHeld`, `package`): memory is never asserted here; the benchmark measures
 /// it (`scripts/bench`, scenario `bomb`).
-@Suite("URLSessionTransport holds no more than its bound", .serialized, .timeLimit(.minutes(3)))
+@Suite("URLSessionTransport holds no more than its bound", .serialized, .timeLimit(.minutes(20)))
 struct URLSessionBodyBoundTests {
     let server: TestServer
 

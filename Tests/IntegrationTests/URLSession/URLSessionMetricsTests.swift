@@ -9,7 +9,7 @@ import Testing
 
 /// What `URLSessionTransport` reports of each attempt on Linux, where swift-corelibs-foundation
 /// delivers no task metrics: the figures it measures itself.
-@Suite("URLSessionTransport's metrics", .timeLimit(.minutes(2)))
+@Suite("URLSessionTransport's metrics", .timeLimit(.minutes(20)))
 struct URLSessionMetricsTests {
     let server: TestServer
     let provider = Provider<ServerAPI>(transport: URLSessionTransport())

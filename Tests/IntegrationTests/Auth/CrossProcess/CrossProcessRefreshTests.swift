@@ -10,7 +10,7 @@ import Testing
 /// and a fresh process then uses the file without signing in.
 ///
 /// Serialized: each run already keeps both cores busy with its processes.
-@Suite("Refresh across processes", .serialized, .timeLimit(.minutes(4)))
+@Suite("Refresh across processes", .serialized, .timeLimit(.minutes(20)))
 struct CrossProcessRefreshTests {
     func expectOneSession(
         _ outcome: CrossProcessRun.Outcome, _ run: CrossProcessRun, sourceLocation: SourceLocation = #_sourceLocation
