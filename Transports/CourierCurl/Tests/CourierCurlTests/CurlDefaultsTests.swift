@@ -15,7 +15,7 @@ import FoundationNetworking
 
 /// What a request carries without being told (what servers expect), and errors that name
 /// what went wrong.
-@Suite("CurlTransport's defaults", .timeLimit(.minutes(2)))
+@Suite("CurlTransport's defaults", .timeLimit(.minutes(20)))
 struct CurlDefaultsTests {
     @Test(
         "a request without a User-Agent or Accept-Language gets the app's name, the OS and the client stack; the caller's always wins"

@@ -14,7 +14,7 @@ import FoundationNetworking
 /// process out of file descriptors; and when it runs out anyway, the error says so and is not
 /// retried. Each case runs in a child process (CurlDescriptorProbe) with a lowered
 /// `RLIMIT_NOFILE`, so the test process keeps its own limit.
-@Suite("CurlTransport under a file-descriptor limit", .timeLimit(.minutes(3)))
+@Suite("CurlTransport under a file-descriptor limit", .timeLimit(.minutes(20)))
 struct CurlDescriptorTests {
     struct Report: Decodable {
         struct Failure: Decodable {

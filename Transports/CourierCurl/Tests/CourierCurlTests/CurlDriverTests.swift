@@ -17,7 +17,7 @@ import FoundationNetworking
 /// connections the server drops or closes while they idle, requests cancelled while the server
 /// holds them, and progress callbacks (which send every request through the queue). Every
 /// request must end with its own outcome: its own body, never another request's.
-@Suite("CurlTransport's driver lock under load", .timeLimit(.minutes(5)))
+@Suite("CurlTransport's driver lock under load", .timeLimit(.minutes(20)))
 struct CurlDriverTests {
     let server: TestServer
 

@@ -15,7 +15,7 @@ import FoundationNetworking
 /// HTTPS with HTTP/2 (nginx, TLS 1.3, in front of the test server): negotiated by ALPN,
 /// concurrent requests multiplexed on one connection, the fall-back to HTTP/1.1, and the
 /// transport's guarantees (pinning, redirects, time-outs, cancellation, transfers) over it.
-@Suite("CurlTransport over HTTPS with HTTP/2", .timeLimit(.minutes(3)))
+@Suite("CurlTransport over HTTPS with HTTP/2", .timeLimit(.minutes(20)))
 struct CurlHTTP2Tests {
     /// 32 requests at once, `count` in all, through `transport`; returns the responses.
     static func burst(_ transport: CurlTransport, _ url: URL, count: Int, width: Int = 32) async throws -> [Response] {

@@ -12,7 +12,7 @@ import FoundationNetworking
 #endif
 
 /// Bounds and time-outs from the configuration, and requests refused before anything is sent.
-@Suite("CurlTransport's limits and refusals", .timeLimit(.minutes(2)))
+@Suite("CurlTransport's limits and refusals", .timeLimit(.minutes(20)))
 struct CurlLimitsTests {
     let server: TestServer
 

@@ -14,7 +14,7 @@ import FoundationNetworking
 
 /// The loop thread: handles pooled, connections kept alive across quiet spells, callbacks on
 /// the loop thread, and many requests and cancellations at once that all end.
-@Suite("CurlTransport's loop, pool and connections", .timeLimit(.minutes(3)))
+@Suite("CurlTransport's loop, pool and connections", .timeLimit(.minutes(20)))
 struct CurlLoopTests {
     let server: TestServer
 

@@ -14,7 +14,7 @@ import FoundationNetworking
 /// Every response carries its attempt's `TransferMetrics`, read from libcurl's timers:
 /// phases, time to the first byte and total in order, bytes as they went over the wire,
 /// whether the connection was reused, the protocol, and the redirects followed on the way.
-@Suite("CurlTransport's transfer metrics", .timeLimit(.minutes(2)))
+@Suite("CurlTransport's transfer metrics", .timeLimit(.minutes(20)))
 struct CurlMetricsTests {
     let server: TestServer
 

@@ -12,7 +12,7 @@ import FoundationNetworking
 #endif
 
 /// The transport follows redirects itself, with the rules browsers and URLSession use.
-@Suite("CurlTransport follows redirects by the rules", .timeLimit(.minutes(2)))
+@Suite("CurlTransport follows redirects by the rules", .timeLimit(.minutes(20)))
 struct CurlRedirectTests {
     let server: TestServer
     let transport = CurlTransport()

@@ -14,7 +14,7 @@ import FoundationNetworking
 ///
 /// The server (tls_server.py, Python's ssl module and the openssl command) has a fresh
 /// self-signed certificate for 127.0.0.1 that no trust store knows.
-@Suite("CurlTransport verifies TLS and pins public keys", .serialized, .timeLimit(.minutes(2)))
+@Suite("CurlTransport verifies TLS and pins public keys", .serialized, .timeLimit(.minutes(20)))
 struct CurlTLSTests {
     let server: TLSServer
 
