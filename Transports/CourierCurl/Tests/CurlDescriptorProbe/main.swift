@@ -44,6 +44,9 @@ guard arguments.count == 4, let url = URL(string: arguments[1]), let requests = 
 // The transport (its multi handle, poller and wake-up descriptor) exists before the count, so
 // that `free+N` leaves N descriptors for connections.
 let counter = SendCounter()
+// libdispatch opens its event loop's descriptors (epoll, eventfd, timerfd) at the first timer,
+// such as a retry's `Task.sleep`, and traps when it cannot: open them while descriptors are left.
+try? await Task.sleep(nanoseconds: 1_000)
 let provider = Provider<Probe>(transport: CurlTransport(), retryPolicy: RetryPolicy(baseDelay: 0), plugins: [counter])
 let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
 let limitArgument = arguments[3]
