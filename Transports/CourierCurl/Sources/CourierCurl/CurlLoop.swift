@@ -267,9 +267,18 @@ final class CurlLoop: @unchecked Sendable {
             let changes = timerChanges
             var running: Int32 = 0
             _ = curl_multi_socket_action(multi, courier_curl_socket_bad, 0, &running)
-            // libcurl says nothing when its next deadline is the one it had: what fired was
-            // early by its clock, and fires again on the loop's next turn.
-            if timerChanges == changes { break }
+            // libcurl says nothing when its next deadline is the one it had (what fired was
+            // early by its clock): ask it how long is left, and wait a millisecond at least,
+            // so that a deadline left in the past never makes the loop spin (a sanitized run
+            // once found it in epoll_wait with no time-out, for minutes).
+            if timerChanges == changes {
+                var milliseconds = -1
+                _ = curl_multi_timeout(multi, &milliseconds)
+                curlDeadline =
+                    milliseconds < 0
+                    ? nil : CurlClock.now() &+ UInt64(max(1, min(milliseconds, Int(Int32.max)))) &* 1_000_000
+                break
+            }
         }
     }
 
