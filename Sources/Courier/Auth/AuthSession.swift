@@ -425,9 +425,12 @@ public actor AuthSession {
 
     private func start(_ id: StateMachine.OperationID, _ operation: StateMachine.Operation) {
         // Detached: the refresh belongs to the session, not to the request that triggered
-        // it, and must not inherit its cancellation or task-locals (such as progress).
+        // it, and must not inherit its cancellation or task-locals (such as progress). It
+        // runs at that request's priority, though: its waiters wait on continuations, which
+        // do not raise it, so a refresh started from the main actor would otherwise run below
+        // the requests waiting for it.
         let runner = self.runner
-        operations[id] = Task.detached { [weak self] in
+        operations[id] = Task.detached(priority: Task.currentPriority) { [weak self] in
             let (outcome, error) = await runner.run(operation)
             await self?.operationEnded(id, outcome, error: error)
         }
@@ -439,7 +442,7 @@ public actor AuthSession {
     private func armTimeout(_ id: StateMachine.OperationID) {
         let timeout = refreshTimeout
         timeouts.removeValue(forKey: id)?.cancel()
-        timeouts[id] = Task.detached { [weak self] in
+        timeouts[id] = Task.detached(priority: Task.currentPriority) { [weak self] in
             do {
                 try await Delay.sleep(seconds: timeout)
             } catch {

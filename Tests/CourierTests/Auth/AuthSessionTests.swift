@@ -44,6 +44,22 @@ struct AuthSessionTests {
     }
 
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    // (Only upwards: awaiting a task's value raises a lower one to the awaiting test's.)
+    @Test("a refresh started by a high-priority request runs at high priority, not the default")
+    func refreshPriority() async throws {
+        let priority = TaskPriority.high
+        let seen = LockIsolated<TaskPriority?>(nil)
+        let session = AuthSession(
+            store: InMemoryTokenStore(Self.token("old", lifetime: -1)),
+            refresh: { _ in
+                seen.setValue(Task.currentPriority)
+                return Self.token("new")
+            }, refreshTimeout: testRefreshTimeout)
+        let token = try await Task(priority: priority) { try await session.validToken() }.value
+        #expect(token.accessToken == "new")
+        #expect(seen.value == priority)
+    }
+
     @Test("cancelling the caller that triggered the refresh cancels only that caller")
     func cancelTrigger() async throws {
         let executor = SerialTaskExecutor()
