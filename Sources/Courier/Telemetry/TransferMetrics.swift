@@ -31,7 +31,10 @@ public struct TransferMetrics: Sendable, Equatable {
     public var total: TimeInterval?
     /// Bytes of request body sent.
     public var bytesSent: Int64?
-    /// Bytes of response body received (after decoding, when the transport decodes).
+    /// Bytes of response body received: as they came over the wire (still compressed) where
+    /// the transport sees them so, as `CurlTransport` and Apple's URLSession do — the size
+    /// OpenTelemetry calls `http.response.body.size`. On Linux `URLSessionTransport` counts
+    /// the body as swift-corelibs-foundation hands it over, already decoded.
     public var bytesReceived: Int64?
     /// Whether the attempt went out on a connection already open (no look-up, connect or
     /// handshake).
