@@ -144,7 +144,7 @@ extension NetworkLoggerPlugin.Configuration {
         public static let errorResponseBody = LogOptions(rawValue: 1 << 5)
         /// The response's headers (redacted).
         public static let responseHeaders = LogOptions(rawValue: 1 << 6)
-        /// What the attempt cost on the wire (``Courier/TransferMetrics/summary``), in one line:
+        /// What the attempt cost on the wire (`TransferMetrics.summary`, from Courier), in one line:
         /// `Metrics: total 12.4 ms (dns 0.1, connect 0.3, tls 2, first byte 9.8); sent 212 B,
         /// received 1.2 KB; h2, reused`.
         public static let metrics = LogOptions(rawValue: 1 << 7)

@@ -231,7 +231,8 @@ extension SharingSessions {
             #expect(try await [a.accessToken, b.accessToken] == ["new", "new"])
             #expect(calls.value == 1)
             _ = makeToolSession(refresh: refresh)
-            _ = watchForSignOut(sessions[0], showLogin: {})
+            // The watcher lives as long as its task: ended here, so the session can go.
+            watchForSignOut(sessions[0], showLogin: {}).cancel()
         }
     }
 }
