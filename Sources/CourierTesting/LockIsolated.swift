@@ -24,6 +24,8 @@ import Foundation
 /// A test that must wait until the value reaches some state (a fake has seen three
 /// requests, a refresh has started) awaits ``wait(until:)``: the change that makes the
 /// condition true resumes it, so the test needs no sleep and no polling.
+///
+/// It is `Sendable` because one lock guards the value and the waiters, every access to them.
 public final class LockIsolated<Value: Sendable>: @unchecked Sendable {
     // @unchecked: `lock` guards `storage`, `waiters` and `nextWaiterID`, the only mutable
     // fields, and every access to them.
