@@ -67,6 +67,7 @@ public actor AuthSession {
     private nonisolated let state: Locked<StateMachine>
 
     private var operations: [StateMachine.OperationID: Task<Void, Never>] = [:]
+    private var progress: [StateMachine.OperationID: OperationProgress] = [:]
     private var timeouts: [StateMachine.OperationID: Task<Void, Never>] = [:]
     private nonisolated let loadError: (any Error)?
 
@@ -400,6 +401,7 @@ public actor AuthSession {
         broadcaster.emit(action.event)
         if let cancelled = action.cancel {
             operations.removeValue(forKey: cancelled)?.cancel()
+            progress.removeValue(forKey: cancelled)
             timeouts.removeValue(forKey: cancelled)?.cancel()
         }
     }
@@ -430,30 +432,40 @@ public actor AuthSession {
         // do not raise it, so a refresh started from the main actor would otherwise run below
         // the requests waiting for it.
         let runner = self.runner
+        let progress = OperationProgress()
+        self.progress[id] = progress
         operations[id] = Task.detached(priority: Task.currentPriority) { [weak self] in
+            progress.begin()
             let (outcome, error) = await runner.run(operation)
+            progress.end()
             await self?.operationEnded(id, outcome, error: error)
         }
         armTimeout(id)
     }
 
-    /// Fails the operation's current waiters after ``refreshTimeout`` (the operation itself
-    /// goes on).
+    /// Fails the operation's current waiters ``refreshTimeout`` seconds after they began to
+    /// wait for it, or after it began to run if it had not yet (the operation itself goes on).
+    /// An operation that has returned is never timed out: its answer is on its way.
     private func armTimeout(_ id: StateMachine.OperationID) {
+        guard let progress = progress[id] else { return }
         let timeout = refreshTimeout
+        let armed = ContinuousClock.now
         timeouts.removeValue(forKey: id)?.cancel()
         timeouts[id] = Task.detached(priority: Task.currentPriority) { [weak self] in
+            let waitedSince = max(await progress.began(), armed)
             do {
-                try await Delay.sleep(seconds: timeout)
+                try await Delay.sleep(seconds: timeout - (ContinuousClock.now - waitedSince).inSeconds)
             } catch {
                 return
             }
+            guard !progress.hasEnded else { return }
             await self?.operationTimedOut(id)
         }
     }
 
     private func operationEnded(_ id: StateMachine.OperationID, _ outcome: StateMachine.Outcome, error: (any Error)?) {
         operations.removeValue(forKey: id)
+        progress.removeValue(forKey: id)
         timeouts.removeValue(forKey: id)?.cancel()
         let now = now()
         perform(state.withValue { $0.operationFinished(id, outcome: outcome, now: now) }, error: error)

@@ -218,11 +218,3 @@ private final class FileLease: TokenLease {
         }
     }
 }
-
-extension Duration {
-    /// The duration in seconds.
-    fileprivate var inSeconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) * 1e-18
-    }
-}
