@@ -23,7 +23,9 @@ final class LeaseQueue: Sendable {
     ///
     /// - Throws: ``TokenLeaseTimeout`` after `timeout` seconds, `CancellationError` when the
     ///   task is cancelled.
-    func acquire(timeout: TimeInterval) async throws {
+    /// - Parameter whileArriving: runs once this task has learnt that the queue is held and
+    ///   before it is queued (a seam for the tests of that window).
+    func acquire(timeout: TimeInterval, whileArriving: (() -> Void)? = nil) async throws {
         let id: UInt64? = state.withValue { state in
             guard state.held else {
                 state.held = true
@@ -34,6 +36,7 @@ final class LeaseQueue: Sendable {
             return state.nextID
         }
         guard let id else { return }
+        whileArriving?()
         let timer = Task { [weak self] in
             guard (try? await Delay.sleep(seconds: timeout)) != nil else { return }
             self?.fail(id, with: TokenLeaseTimeout(seconds: timeout))
@@ -41,13 +44,20 @@ final class LeaseQueue: Sendable {
         defer { timer.cancel() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let early: (any Error)? = state.withValue { state in
+                let early: Result<Void, any Error>? = state.withValue { state in
                     state.arriving.remove(id)
-                    if let error = state.failedEarly.removeValue(forKey: id) { return error }
+                    if let error = state.failedEarly.removeValue(forKey: id) { return .failure(error) }
+                    // Freed while this waiter was arriving: the holder found nobody queued to
+                    // hand it to, so it is this waiter's now (else it would wait for a
+                    // release that never comes).
+                    guard state.held else {
+                        state.held = true
+                        return .success(())
+                    }
                     state.waiting.append((id, continuation))
                     return nil
                 }
-                if let early { continuation.resume(throwing: early) }
+                if let early { continuation.resume(with: early) }
             }
         } onCancel: {
             fail(id, with: CancellationError())
