@@ -89,7 +89,7 @@ extension TestServer {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await adminSession.data(for: request)
+            (data, response) = try await adminSession.dataStartedOffPool(for: request)
         } catch {
             throw TestServerError.adminRequestFailed(path: path, status: nil, detail: String(describing: error))
         }

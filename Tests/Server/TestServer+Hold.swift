@@ -57,7 +57,7 @@ extension TestServer {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await Self.patientSession.data(for: request)
+            (data, response) = try await Self.patientSession.dataStartedOffPool(for: request)
         } catch {
             throw TestServerError.adminRequestFailed(path: path, status: nil, detail: String(describing: error))
         }

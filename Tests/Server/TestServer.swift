@@ -234,7 +234,7 @@ public final class TestServer: @unchecked Sendable {
     private func waitUntilReady() async throws {
         var request = URLRequest(url: originURL("/echo"))
         request.timeoutInterval = 300
-        let (_, response) = try await Self.patientSession.data(for: request)
+        let (_, response) = try await Self.patientSession.dataStartedOffPool(for: request)
         guard (response as? HTTPURLResponse)?.statusCode == 200 else {
             throw TestServerError.adminRequestFailed(path: "/echo", status: nil, detail: "no 200 answer")
         }

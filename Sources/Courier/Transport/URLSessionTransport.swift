@@ -192,33 +192,62 @@ public final class URLSessionTransport: HTTPTransport {
             throw URLSessionTransportDelegate.resourceTimedOutError(
                 request: hop.urlRequest, url: hop.urlRequest.url, timeout: resourceTimeout)
         }
-        let task = makeTask(for: hop)
         let state = URLSessionTransportDelegate.TaskState(
             hop, originalRequest: originalRequest, transferDirectory: TransferDirectory.current,
             maximumBodySize: maximumResponseBodySize, resourceTimeout: resourceTimeout)
-        let timer = DispatchWorkItem { [delegate] in
-            if delegate.markTimedOut(task) { task.cancel() }
-        }
-        defer { timer.cancel() }
+        let launch = HopLaunch()
+        defer { launch.end() }
         defer { delegate.received() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 state.continuation = continuation
-                delegate.register(state, for: task)
-                if Task.isCancelled {
-                    delegate.fail(task, with: CancellationError())
-                } else {
-                    DispatchQueue.global().asyncAfter(deadline: deadline, execute: timer)
-                    task.resume()
+                guard !Task.isCancelled else {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                // Created and started off the caller's thread: see `launchQueue()`. The state
+                // is handed over whole: from here on only the delegate's lock reaches it.
+                nonisolated(unsafe) let handedOver = state
+                let queue = Self.launchQueue()
+                queue.async { [self] in
+                    launchTask(for: hop, state: handedOver, launch: launch, deadline: deadline, queue: queue)
                 }
             }
         } onCancel: { [delegate] in
+            // A task not created yet is never started (the launch queue sees the mark).
+            guard let task = launch.cancel() else { return }
             delegate.markCancelledByCaller(task)
             // Never wait here for the session's queue: this handler runs under the calling
             // task's own lock, which resuming its continuation (on that queue, on Linux) may
             // need; `cancel()` waits for the queue. (The deadlock corelibs' `data(for:)` had.)
             URLSessionTransportDelegate.cancelSoon(task)
         }
+    }
+
+    /// Creates and starts a hop's task, on `queue` (one of the launch queues, where its
+    /// time-out will cancel it too); a hop that the caller cancelled meanwhile fails without
+    /// one.
+    private func launchTask(
+        for hop: TransportRequest, state: URLSessionTransportDelegate.TaskState, launch: HopLaunch,
+        deadline: DispatchTime, queue: DispatchQueue
+    ) {
+        guard !launch.isCancelled else {
+            delegate.fail(unstarted: state, with: CancellationError())
+            return
+        }
+        let task = makeTask(for: hop)
+        delegate.register(state, for: task)
+        let timer = DispatchWorkItem { [delegate] in
+            if delegate.markTimedOut(task) { task.cancel() }
+        }
+        guard launch.start(task, timer: timer) else {
+            // Cancelled while the task was being created: end it before it sends anything.
+            delegate.fail(task, with: CancellationError())
+            task.cancel()
+            return
+        }
+        queue.asyncAfter(deadline: deadline, execute: timer)
+        task.resume()
     }
 
     /// What the attempt cost: on Linux, where swift-corelibs-foundation delivers no task

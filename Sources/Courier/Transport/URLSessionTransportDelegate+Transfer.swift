@@ -143,9 +143,11 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
     }
 
     /// Cancels `task` from another thread: on Linux the delegate runs on the session's own
-    /// queue (see `InlineDelegateQueue`), which `cancel()` waits for.
+    /// queue (see `InlineDelegateQueue`), which `cancel()` waits for. One of the transport's
+    /// launch queues waits for it, so that cancelling many tasks at once ties up no more
+    /// threads than those few.
     static func cancelSoon(_ task: URLSessionTask) {
-        DispatchQueue.global().async { task.cancel() }
+        URLSessionTransport.launchQueue().async { task.cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

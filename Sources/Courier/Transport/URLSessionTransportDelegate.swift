@@ -156,6 +156,15 @@ final class URLSessionTransportDelegate: NSObject, Sendable {
         if let continuation { resume(continuation, with: .failure(error)) }
     }
 
+    /// Ends a hop that never got a task (its caller cancelled before it was created).
+    func fail(unstarted state: TaskState, with error: any Error) {
+        let continuation = states.withValue { _ -> CheckedContinuation<Outcome, any Error>? in
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        if let continuation { resume(continuation, with: .failure(error)) }
+    }
+
     /// Resumes a task's continuation with what its task ended with, published under the
     /// delegate's lock first; the awaiting side calls ``received()``.
     ///

@@ -146,7 +146,7 @@ struct HostileTokenServerTests {
         let issued = try OAuthToken(response: try await first.statusCode == 200 ? first : second)
         var request = URLRequest(url: fixture.server.url("/api/check"))
         request.setValue("Bearer \(issued.accessToken)", forHTTPHeaderField: "Authorization")
-        let (_, response) = try await URLSession.shared.data(for: request)
+        let (_, response) = try await URLSession.shared.dataStartedOffPool(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 401)
     }
 
