@@ -19,10 +19,11 @@ extension URLSessionTransport {
     /// pool; several of them, taken in turn, keep one slow wait from holding up every other
     /// start or cancellation behind it.
     static func launchQueue() -> DispatchQueue {
-        launchQueues[nextLaunchQueue.withValue { next in
-            defer { next = (next + 1) % launchQueues.count }
-            return next
-        }]
+        launchQueues[
+            nextLaunchQueue.withValue { next in
+                defer { next = (next + 1) % launchQueues.count }
+                return next
+            }]
     }
 
     private static let launchQueues = (0..<4).map { DispatchQueue(label: "Courier.URLSessionTransport.launch.\($0)") }
