@@ -19,8 +19,12 @@ extension AuthSession {
 
         /// Takes the lease, reads the store again, and adopts what another session stored
         /// since; otherwise performs `operation` and stores its result, then releases the
-        /// lease. The error is what the waiters of a transient failure get.
-        func run(_ operation: StateMachine.Operation) async -> (StateMachine.Outcome, (any Error)?) {
+        /// lease. The error is what the waiters of a transient failure get. `progress` learns
+        /// when the refresh or acquire closure is called and when it returns: what the
+        /// operation's time-out measures.
+        func run(_ operation: StateMachine.Operation, progress: OperationProgress) async -> (
+            StateMachine.Outcome, (any Error)?
+        ) {
             let lease: any TokenLease
             do {
                 // Waiting for another session is bounded like a refresh: a renewal elsewhere
@@ -40,12 +44,12 @@ extension AuthSession {
             switch operation {
             case .refresh(let token):
                 guard Self.holds(stored, token) else { return (.adopted(stored), nil) }
-                return await refresh(stored.token ?? token, over: stored)
+                return await refresh(stored.token ?? token, over: stored, progress: progress)
             case .acquire(let replacing):
                 if stored.token != nil, !(replacing.map { Self.holds(stored, $0) } ?? false) {
                     return (.adopted(stored), nil)
                 }
-                return await acquire(over: stored)
+                return await acquire(over: stored, progress: progress)
             case .end(let token, let expiry):
                 guard Self.holds(stored, token) else { return (.adopted(stored), nil) }
                 return end(expiry, over: stored, error: nil)
@@ -57,11 +61,11 @@ extension AuthSession {
             stored.token.map { StateMachine.sameCredential($0, token) } ?? false
         }
 
-        private func refresh(_ token: OAuthToken, over stored: StoredToken) async -> (
+        private func refresh(_ token: OAuthToken, over stored: StoredToken, progress: OperationProgress) async -> (
             StateMachine.Outcome, (any Error)?
         ) {
             let closure = refreshClosure
-            switch await callAbandoning({ try await closure(token) }) {
+            switch await callAbandoning({ try await closure(token) }, progress: progress) {
             case .success(let answer):
                 var renewed = answer
                 // A token response without `refresh_token` keeps the old one (RFC 6749 §6).
@@ -78,10 +82,12 @@ extension AuthSession {
             }
         }
 
-        private func acquire(over stored: StoredToken) async -> (StateMachine.Outcome, (any Error)?) {
+        private func acquire(over stored: StoredToken, progress: OperationProgress) async -> (
+            StateMachine.Outcome, (any Error)?
+        ) {
             guard let acquireClosure else { return (.transient, AuthenticationError.missingCredential) }
             // Acquire failures are always transient: there is no refresh token to lose.
-            switch await callAbandoning({ try await acquireClosure() }) {
+            switch await callAbandoning({ try await acquireClosure() }, progress: progress) {
             case .success(let token) where token.accessToken.isEmpty:
                 return (.transient, AuthenticationError.invalidTokenResponse)
             case .success(let token):
@@ -131,9 +137,13 @@ extension AuthSession {
         /// Runs `call`, but gives up on it after ``abandonRefreshAfter`` seconds: it is
         /// cancelled, and the operation fails with ``RefreshAbandoned`` so that a later request
         /// may refresh again. A call that ignores its cancellation keeps running, unheard.
-        private func callAbandoning(_ call: @escaping @Sendable () async throws -> OAuthToken) async -> Result<
-            OAuthToken, any Error
-        > {
+        ///
+        /// `progress` is told, from the call's own task, the moment the call begins and the
+        /// moment it returns: the refresh time-out then measures the call alone, not the time
+        /// a busy machine takes to run the tasks around it.
+        private func callAbandoning(
+            _ call: @escaping @Sendable () async throws -> OAuthToken, progress: OperationProgress
+        ) async -> Result<OAuthToken, any Error> {
             let race = AbandonRace()
             let limit = abandonRefreshAfter
             return await withTaskCancellationHandler {
@@ -141,11 +151,15 @@ extension AuthSession {
                     race.begin(
                         continuation,
                         call: Task {
+                            progress.begin()
+                            let result: Result<OAuthToken, any Error>
                             do {
-                                race.finish(.success(try await call()))
+                                result = .success(try await call())
                             } catch {
-                                race.finish(.failure(error))
+                                result = .failure(error)
                             }
+                            progress.end()
+                            race.finish(result)
                         },
                         timer: Task {
                             guard (try? await Delay.sleep(seconds: limit)) != nil else { return }

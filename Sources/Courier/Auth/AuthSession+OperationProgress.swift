@@ -1,15 +1,16 @@
 import Foundation
 
 extension AuthSession {
-    /// When an operation's task began to run and whether it has ended: what its time-out
-    /// counts from, and what keeps a time-out from failing waiters whose answer is already on
-    /// its way.
+    /// When an operation's refresh (or acquire) closure was called and whether it has
+    /// returned: what the operation's time-out counts from, and what keeps a time-out from
+    /// failing waiters whose answer is already on its way.
     ///
-    /// A task is created at once but runs when an executor thread is free; on a busy machine
-    /// (or behind a main actor that is busy) that can take seconds. Counting the time-out from
-    /// the task's creation would fail a refresh that never had the chance to run, and a
-    /// refresh that finished just as the time-out fired would lose the race to the hop back to
-    /// the session. Neither is "the token refresh did not finish in time".
+    /// Tasks are created at once but run when an executor thread is free; on a busy machine
+    /// that can take seconds for each task the operation passes through (its own, the
+    /// closure's, the hop back to the session). Counting those would fail a refresh that
+    /// answered at once but had to wait its turn to run, which is not "the token refresh did
+    /// not finish in time". An operation that calls no closure (it adopts another session's
+    /// token, say) only ends.
     final class OperationProgress: Sendable {
         private enum Phase {
             case queued(waiting: [CheckedContinuation<ContinuousClock.Instant, Never>])
@@ -19,7 +20,7 @@ extension AuthSession {
 
         private let phase = Locked(Phase.queued(waiting: []))
 
-        /// Called first thing by the operation's task.
+        /// Called as the closure is called.
         func begin() {
             let now = ContinuousClock.now
             let waiting = phase.withValue { phase -> [CheckedContinuation<ContinuousClock.Instant, Never>] in
@@ -30,8 +31,8 @@ extension AuthSession {
             for continuation in waiting { continuation.resume(returning: now) }
         }
 
-        /// Called by the operation's task as soon as the operation returns, before its outcome
-        /// travels to the session.
+        /// Called as the closure returns, and again when the operation returns (before its
+        /// outcome travels to the session); only the first call counts.
         func end() {
             let now = ContinuousClock.now
             let waiting = phase.withValue { phase -> [CheckedContinuation<ContinuousClock.Instant, Never>] in
@@ -49,7 +50,8 @@ extension AuthSession {
             for continuation in waiting { continuation.resume(returning: now) }
         }
 
-        /// Whether the operation has returned (its outcome may not have reached the session yet).
+        /// Whether the closure (or the operation) has returned; its outcome may not have
+        /// reached the session yet.
         var hasEnded: Bool {
             phase.withValue { phase in
                 if case .ended = phase { return true }
@@ -57,10 +59,11 @@ extension AuthSession {
             }
         }
 
-        /// When the operation began to run, waiting for it if it has not yet.
+        /// When the closure was called (or the operation ended without calling one), waiting
+        /// for that if it has not happened yet.
         ///
         /// Not cancellable, and it need not be: every operation's task runs (a cancelled task
-        /// still starts), and it calls ``begin()`` first.
+        /// still starts) and calls ``end()`` when it returns, whatever happened.
         func began() async -> ContinuousClock.Instant {
             await withCheckedContinuation { continuation in
                 let start = phase.withValue { phase -> ContinuousClock.Instant? in

@@ -439,8 +439,9 @@ public actor AuthSession {
         let progress = OperationProgress()
         self.progress[id] = progress
         operations[id] = Task.detached(priority: Task.currentPriority) { [weak self] in
-            progress.begin()
-            let (outcome, error) = await runner.run(operation)
+            let (outcome, error) = await runner.run(operation, progress: progress)
+            // Also for an operation that never called its closure (another session's token
+            // adopted, the lease not had, a session ended).
             progress.end()
             await self?.operationEnded(id, outcome, error: error)
         }
@@ -448,8 +449,9 @@ public actor AuthSession {
     }
 
     /// Fails the operation's current waiters ``refreshTimeout`` seconds after they began to
-    /// wait for it, or after it began to run if it had not yet (the operation itself goes on).
-    /// An operation that has returned is never timed out: its answer is on its way.
+    /// wait for it, or after its refresh (or acquire) closure was called if that was later
+    /// (the operation itself goes on). Once the closure has returned, the waiters are never
+    /// timed out: its answer is on its way.
     private func armTimeout(_ id: StateMachine.OperationID) {
         guard let progress = progress[id] else { return }
         let timeout = refreshTimeout
