@@ -75,6 +75,11 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
     /// How long, in seconds, the server waits before answering a refresh grant, to keep a
     /// refresh in flight (server default 0).
     public var refreshDelay: TimeInterval?
+    /// A hold key: refresh grants are answered only once the test calls
+    /// ``TestServer/releaseHeldRequest(_:)`` with it (``TestServer/waitForHeldRequest(_:)``
+    /// returns once one has arrived). A refresh that certainly outlives a time-out, with no
+    /// race against the clock.
+    public var refreshHold: String?
     /// The fault to inject on the next ``tokenFaultCount`` token requests.
     public var tokenFault: TokenFault?
     /// How many token requests ``tokenFault`` applies to (default 1;
@@ -122,6 +127,7 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
         rotateRefreshTokens: Bool? = nil,
         includeRefreshToken: Bool? = nil,
         refreshDelay: TimeInterval? = nil,
+        refreshHold: String? = nil,
         tokenFault: TokenFault? = nil,
         tokenFaultCount: Int = 1,
         challengesInvalidClient: Bool? = nil,
@@ -139,6 +145,7 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
         self.rotateRefreshTokens = rotateRefreshTokens
         self.includeRefreshToken = includeRefreshToken
         self.refreshDelay = refreshDelay
+        self.refreshHold = refreshHold
         self.tokenFault = tokenFault
         self.tokenFaultCount = tokenFaultCount
         self.challengesInvalidClient = challengesInvalidClient
@@ -154,6 +161,7 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
         case rotateRefreshTokens = "rotate_refresh_tokens"
         case includeRefreshToken = "include_refresh_token"
         case refreshDelay = "refresh_delay_ms"
+        case refreshHold = "refresh_hold"
         case tokenFault = "token_fault"
         case tokenFaultSleep = "token_fault_sleep"
         case challengesInvalidClient = "invalid_client_challenge"
@@ -181,6 +189,7 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
         try container.encodeIfPresent(rotateRefreshTokens, forKey: .rotateRefreshTokens)
         try container.encodeIfPresent(includeRefreshToken, forKey: .includeRefreshToken)
         try container.encodeIfPresent(refreshDelay.map { $0 * 1_000 }, forKey: .refreshDelay)
+        try container.encodeIfPresent(refreshHold, forKey: .refreshHold)
         try container.encodeIfPresent(challengesInvalidClient, forKey: .challengesInvalidClient)
         try container.encodeIfPresent(tokenFaultRate, forKey: .tokenFaultRate)
         try container.encodeIfPresent(apiFaultRate, forKey: .apiFaultRate)

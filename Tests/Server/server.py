@@ -126,6 +126,8 @@ class State:
             "rotate_refresh_tokens": True,
             "include_refresh_token": True,
             "refresh_delay_ms": 0,
+            # A hold key (see HeldRequests): refresh grants wait for its release.
+            "refresh_hold": None,
             "token_fault": None,
             "token_fault_sleep": 30.0,
             "invalid_client_challenge": True,
@@ -1110,6 +1112,7 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
             fault_sleep = state.config["token_fault_sleep"]
             challenge = state.config["invalid_client_challenge"]
             delay_ms = state.config["refresh_delay_ms"] if grant == "refresh_token" else 0
+            hold = state.config["refresh_hold"] if grant == "refresh_token" else None
             expires_in_text = state.config["expires_in_override"]
 
         def send_token(response: dict) -> None:
@@ -1121,6 +1124,10 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
 
         if delay_ms:
             time.sleep(delay_ms / 1000)
+        if hold is not None:
+            arrived, released = HELD_REQUESTS.get(hold)
+            arrived.set()
+            released.wait(600)
         if fault is not None:
             return self._token_fault(fault, fault_sleep, challenge)
         if self.command != "POST":
@@ -1394,6 +1401,10 @@ def _apply_config(config: dict, changes) -> None:
         elif key in ("rotate_refresh_tokens", "include_refresh_token", "invalid_client_challenge", "reuse_detection"):
             if not isinstance(value, bool):
                 raise ValueError(f"{key} must be a boolean")
+            updates[key] = value
+        elif key == "refresh_hold":
+            if value is not None and (not isinstance(value, str) or not value):
+                raise ValueError("refresh_hold must be a hold key (a string) or null")
             updates[key] = value
         elif key == "refresh_delay_ms":
             if not _is_number(value) or value < 0:

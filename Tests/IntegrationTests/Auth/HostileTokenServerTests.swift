@@ -69,8 +69,11 @@ struct HostileTokenServerTests {
     func lateRefreshWithReuseDetection() async throws {
         let fixture = try await AuthFixture.make(refreshTimeout: 1.5)
         defer { fixture.cleanUp() }
-        // Rotation is on by default; a refresh token used twice revokes the whole family.
-        try await fixture.server.configure(.init(refreshDelay: 2.4, reuseDetection: true))
+        // Rotation is on by default; a refresh token used twice revokes the whole family. The
+        // server holds the refresh's answer until the test lets it go: it certainly outlives
+        // the time-out, whatever the machine's load.
+        let hold = UUID().uuidString
+        try await fixture.server.configure(.init(refreshHold: hold, reuseDetection: true))
         _ = try await fixture.server.expireAccessTokens()
         try await fixture.server.resetCounters()
         let events = fixture.session.events
@@ -83,8 +86,7 @@ struct HostileTokenServerTests {
             return seen
         }
 
-        // The first request waits 1.5 s for the refresh (which takes 2.4 s), then fails with
-        // the time-out.
+        // The first request waits 1.5 s for the held refresh, then fails with the time-out.
         await #expect {
             try await fixture.provider.request(fixture.api("api/first"))
         } throws: { error in
@@ -92,9 +94,11 @@ struct HostileTokenServerTests {
             return underlying is RefreshTimeout
         }
         // The refresh is still at the server. Requests now join it instead of sending the
-        // same refresh token again: each gets the token it brings (or, on a machine so busy
-        // that their own 1.5 s run out first, the same time-out), never a second refresh.
-        let later = await withTaskGroup(of: Result<Int, CourierError>.self) { group in
+        // same refresh token again: each gets the token it brings once the server answers (or,
+        // on a machine so busy that their own 1.5 s run out first, the same time-out), never a
+        // second refresh.
+        try await fixture.server.waitForHeldRequest(hold)
+        async let joined = withTaskGroup(of: Result<Int, CourierError>.self) { group in
             for index in 0..<5 {
                 group.addTask {
                     do {
@@ -108,6 +112,8 @@ struct HostileTokenServerTests {
             }
             return await group.reduce(into: [Result<Int, CourierError>]()) { $0.append($1) }
         }
+        try await fixture.server.releaseHeldRequest(hold)
+        let later = await joined
         let seen = await collected.value
         #expect(seen.first == .refreshFailed && seen.last == .refreshed, "\(seen)")
         let current = try #require(await fixture.session.token)
