@@ -19,6 +19,10 @@ struct AuthFixture {
     /// - Parameters:
     ///   - signedIn: sign in with a token the server issued (lifetime `tokenLifetime`).
     ///   - clockOffset: seconds added to the session's clock, to make a token look older.
+    ///   - abandonRefreshAfter: the session's, when given (a test that holds a refresh at the
+    ///     server for as long as it needs).
+    ///   - tokenRequestTimeout: the token requests' `timeoutIntervalForRequest`, when given;
+    ///     otherwise URLSession's 60 s.
     ///   - refreshGate: when given, each refresh waits at it before it calls the token
     ///     endpoint, so a test can hold a refresh in flight as long as it needs
     ///     (`refreshGate.waitForWaiting(1)` says a refresh has started).
@@ -29,6 +33,8 @@ struct AuthFixture {
         refreshPolicy: RefreshPolicy = .default,
         refreshWindow: RefreshWindow? = RefreshWindow(),
         refreshTimeout: TimeInterval = testRefreshTimeout,
+        abandonRefreshAfter: TimeInterval? = nil,
+        tokenRequestTimeout: TimeInterval? = nil,
         authPlugin: ((AuthSession) -> AuthPlugin)? = nil,
         plugins: [any PluginType] = [],
         now: (@Sendable () -> Date)? = nil,
@@ -37,7 +43,14 @@ struct AuthFixture {
         let server = try await TestServer.start(tokenLifetime: tokenLifetime)
         let storeURL = FileManager.default.temporaryDirectory
             .appendingPathComponent("courier-it-\(UUID().uuidString)/token.json")
-        let tokenProvider = Provider<TokenEndpoint>()
+        let tokenProvider: Provider<TokenEndpoint>
+        if let tokenRequestTimeout {
+            let configuration = URLSessionTransport.defaultConfiguration()
+            configuration.timeoutIntervalForRequest = tokenRequestTimeout
+            tokenProvider = Provider(transport: URLSessionTransport(configuration: configuration))
+        } else {
+            tokenProvider = Provider()
+        }
         let base = server.baseURL
         var acquireClosure: AuthSession.AcquireClosure?
         if acquire {
@@ -57,7 +70,8 @@ struct AuthFixture {
             acquire: acquireClosure,
             now: now ?? { Date() },
             refreshWindow: refreshWindow,
-            refreshTimeout: refreshTimeout)
+            refreshTimeout: refreshTimeout,
+            abandonRefreshAfter: abandonRefreshAfter)
         if signedIn {
             let response = try await server.issueToken(lifetime: tokenLifetime)
             try await session.signIn(OAuthToken(tokenResponse: response, receivedAt: Date()))
