@@ -222,9 +222,13 @@ extension SharingSessions {
                 calls.increment()
                 return OAuthToken(accessToken: "new", refreshToken: "rt-2", expiresAt: Date() + 3600)
             }
+            // The second session waits for the first one's lease: on a machine busy enough to
+            // take 30 s for the first refresh's turns, the default time-out would end that wait.
             let sessions = [
-                AuthSession(store: first, refresh: refresh),
-                AuthSession(store: makeSharedStore(suiteName: suite, container: folder), refresh: refresh),
+                AuthSession(store: first, refresh: refresh, refreshTimeout: testRefreshTimeout),
+                AuthSession(
+                    store: makeSharedStore(suiteName: suite, container: folder), refresh: refresh,
+                    refreshTimeout: testRefreshTimeout),
             ]
             async let a = sessions[0].validToken()
             async let b = sessions[1].validToken()
