@@ -54,7 +54,7 @@ public actor AuthSession {
     private nonisolated let runner: OperationRunner
     private nonisolated let now: @Sendable () -> Date
     /// How long a refresh may take before its waiters fail, in seconds, counted from when
-    /// each began to wait (or from when the refresh began to run, if that was later).
+    /// its refresh closure was called (or from when a waiter began to wait, if that was later).
     public nonisolated let refreshTimeout: TimeInterval
     /// How long, in seconds, a refresh (or acquire) closure may run before the session gives
     /// up on it: it is cancelled, its waiters fail with ``RefreshAbandoned``, and a later
@@ -89,9 +89,9 @@ public actor AuthSession {
     ///     time while it is in flight. Later requests wait for it (each round of them for at
     ///     most `refreshTimeout` again) and its answer is stored when it comes. It also bounds
     ///     the wait for another session's renewal (``TokenLeaseTimeout``).
-    ///     It counts from when a request began to wait, or from when the refresh began to
-    ///     run if the machine was too busy to start it at once, and never fails waiters whose
-    ///     refresh has already returned.
+    ///     It counts from when the refresh closure was called (or from when a request began
+    ///     to wait, if that was later), so that a busy machine's delay in running the refresh
+    ///     does not count, and it never fails waiters whose refresh closure has returned.
     ///     A negative time-out fails waiters at once, `.infinity` never; NaN counts as 30.
     ///   - abandonRefreshAfter: seconds after which a refresh closure that has not returned is
     ///     cancelled and a later request may refresh again; `nil` (the default) means

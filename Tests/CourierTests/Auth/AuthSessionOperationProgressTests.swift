@@ -3,8 +3,8 @@ import Testing
 
 @testable import Courier
 
-/// What a refresh's time-out counts from: the moment its task began to run, not the moment it
-/// was queued, and never after its answer is ready.
+/// What a refresh's time-out counts from: the moment its closure was called, not the moment
+/// its task was queued, and never after the closure has returned.
 @Suite("AuthSession.OperationProgress", .timeLimit(.minutes(20)))
 struct AuthSessionOperationProgressTests {
     typealias Progress = AuthSession.OperationProgress

@@ -1,3 +1,4 @@
+import CourierTesting
 import Foundation
 import Testing
 
@@ -27,42 +28,29 @@ struct LeaseQueueTests {
     func freedQueueIsTaken() async throws {
         let queue = LeaseQueue()
         try await queue.acquire(timeout: 600)
-        let holders = LockedCounter()
+        let holders = LockIsolated(0)
+        let most = LockIsolated(0)
+        let entries = LockIsolated(0)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<50 {
                 group.addTask {
                     try await queue.acquire(
                         timeout: 600,
                         whileArriving: index == 0 ? { queue.release() } : nil)
-                    holders.enter()
+                    let now = holders.withValue { count in
+                        count += 1
+                        return count
+                    }
+                    most.withValue { $0 = max($0, now) }
+                    entries.withValue { $0 += 1 }
                     await Task.yield()
-                    holders.leave()
+                    holders.withValue { $0 -= 1 }
                     queue.release()
                 }
             }
             try await group.waitForAll()
         }
-        #expect(holders.most == 1)
-        #expect(holders.entries == 50)
+        #expect(most.value == 1)
+        #expect(entries.value == 50)
     }
-}
-
-/// Counts holders at once, and the most there ever were.
-private final class LockedCounter: Sendable {
-    private let counts = Locked((now: 0, most: 0, entries: 0))
-
-    func enter() {
-        counts.withValue { counts in
-            counts.now += 1
-            counts.entries += 1
-            counts.most = max(counts.most, counts.now)
-        }
-    }
-
-    func leave() {
-        counts.withValue { $0.now -= 1 }
-    }
-
-    var most: Int { counts.withValue { $0.most } }
-    var entries: Int { counts.withValue { $0.entries } }
 }
