@@ -185,7 +185,8 @@ public final class ScriptedTransport: HTTPTransport, Sendable {
         }
         // The handler is the test's code: call it outside the lock, so it may use the transport.
         guard let reply = scripted ?? handler?(recorded) else {
-            throw UnscriptedRequestError(request: recorded, scriptedRoutes: scriptDescription())
+            throw UnscriptedRequestError(
+                request: recorded, scriptedRoutes: scriptDescription(), nearMisses: nearMisses(for: recorded))
         }
         return try await answer(request, recorded: recorded, with: reply)
     }
@@ -230,6 +231,13 @@ public final class ScriptedTransport: HTTPTransport, Sendable {
             if state.handler != nil { parts.append("a handler that returned nil") }
             return parts.isEmpty ? "nothing is scripted" : parts.joined(separator: ", ")
         }
+    }
+
+    /// How the scripted routes that look like `request` differ from it, each route once.
+    private func nearMisses(for request: URLRequest) -> [String] {
+        let routes = state.withValue { state in state.scripts.map(\.route) + state.fallbacks.map(\.route) }
+        var seen: Set<String> = []
+        return routes.compactMap { $0.nearMiss(for: request) }.filter { seen.insert($0).inserted }
     }
 
     /// The request with an upload body (in memory or in a file) put into `httpBody`, so tests
