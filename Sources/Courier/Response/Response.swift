@@ -109,10 +109,9 @@ public struct Response: Sendable, Equatable, CustomDebugStringConvertible {
         return copy
     }
 
-    /// Status code and body size; never the body itself, which may hold a token.
-    public var debugDescription: String {
-        "Status Code: \(statusCode), Data Length: \(data.count)"
-    }
+    /// Same as ``description``: status code and body size; never the body itself, which may
+    /// hold a token.
+    public var debugDescription: String { description }
 
     /// Two responses are equal when their status code, body and HTTP response are.
     public static func == (lhs: Response, rhs: Response) -> Bool {
