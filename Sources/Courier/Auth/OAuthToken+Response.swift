@@ -3,6 +3,10 @@ import Foundation
 extension OAuthToken {
     /// Parses a token endpoint's ``Response``: the helper for a refresh or acquire closure.
     ///
+    /// The body must be an RFC 6749 §5.1 answer (`access_token`, `refresh_token`,
+    /// `token_type`, `expires_in`; see ``init(tokenResponse:receivedAt:)``). For another shape,
+    /// use ``init(response:format:receivedAt:)`` with a ``TokenResponseFormat``.
+    ///
     /// ```swift
     /// refresh: { token in
     ///     guard let refreshToken = token.refreshToken else { throw AuthenticationError.sessionExpired }
@@ -18,16 +22,6 @@ extension OAuthToken {
     ///   size. Thrown from a refresh closure, the last two fail the refresh and keep the
     ///   stored refresh token.
     public init(response: Response, receivedAt: Date = Date()) throws(CourierError) {
-        guard (200..<300).contains(response.statusCode) else {
-            throw .statusCode(response.rejected(accepting: 200..<300))
-        }
-        do throws(TokenResponseFailure) {
-            try self.init(parsing: response.data, receivedAt: receivedAt)
-        } catch {
-            switch error {
-            case .notATokenResponse: throw .authentication(.invalidTokenResponse)
-            case .unusable(let problem): throw .objectMapping(problem, response)
-            }
-        }
+        try self.init(response: response, format: .oauth, receivedAt: receivedAt)
     }
 }

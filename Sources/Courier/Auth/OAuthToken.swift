@@ -33,6 +33,19 @@ public struct OAuthToken: Codable, Sendable, Equatable {
     /// Parses an RFC 6749 §5.1 token response: `access_token`, `token_type`, `expires_in`,
     /// `refresh_token`.
     ///
+    /// The body must be a JSON object with these fields (only `access_token` is required):
+    ///
+    /// | Field | JSON type | Becomes |
+    /// |---|---|---|
+    /// | `access_token` | string | ``accessToken`` |
+    /// | `refresh_token` | string | ``refreshToken`` (an empty one counts as absent) |
+    /// | `token_type` | string | ``tokenType`` (`Bearer` when absent) |
+    /// | `expires_in` | number of seconds, or a string holding one | ``expiresAt`` |
+    ///
+    /// For a token endpoint with other field names, a wrapping object or an expiry given as
+    /// a date, describe its answer with a ``TokenResponseFormat`` and call
+    /// ``init(tokenResponse:format:receivedAt:)``.
+    ///
     /// `expires_in` (a number, or a string holding one) counts from `receivedAt`, which
     /// becomes ``issuedAt``. When `expires_in` is absent or unusable and the access token is
     /// a JWT, its `exp` claim is used; otherwise the expiry is unknown (``expiresAt`` is
@@ -66,15 +79,19 @@ public struct OAuthToken: Codable, Sendable, Equatable {
         case unusable(TokenValidationError)
     }
 
-    /// ``init(tokenResponse:receivedAt:)``, saying why it failed.
-    init(parsing tokenResponse: Data, receivedAt: Date) throws(TokenResponseFailure) {
-        guard let object = Self.jsonObject(tokenResponse), let accessToken = object["access_token"] as? String
+    /// ``init(tokenResponse:format:receivedAt:)``, saying why it failed.
+    init(parsing tokenResponse: Data, format: TokenResponseFormat = .oauth, receivedAt: Date)
+        throws(TokenResponseFailure)
+    {
+        guard let object = Self.jsonObject(tokenResponse, lifetimeKey: format.lifetimeKey),
+            let accessToken = JSONKeyPath.value(at: format.accessToken, in: object) as? String
         else {
             throw .notATokenResponse
         }
-        let type = (object["token_type"] as? String) ?? "Bearer"
+        let type = format.tokenType.flatMap { JSONKeyPath.value(at: $0, in: object) as? String } ?? "Bearer"
         self.accessToken = accessToken
-        self.refreshToken = (object["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        self.refreshToken = format.refreshToken.flatMap { JSONKeyPath.value(at: $0, in: object) as? String }
+            .flatMap { $0.isEmpty ? nil : $0 }
         self.tokenType = type.caseInsensitiveCompare("bearer") == .orderedSame ? "Bearer" : type
         self.issuedAt = receivedAt
         self.expiresAt = nil
@@ -86,10 +103,27 @@ public struct OAuthToken: Codable, Sendable, Equatable {
         } catch {
             throw .unusable(error)
         }
-        if let expiresIn = Self.lifetime(object["expires_in"]) {
-            self.expiresAt = receivedAt.addingTimeInterval(expiresIn)
-        } else if let expiry = JWT.expiry(of: accessToken), Self.usable(expiry.timeIntervalSince(receivedAt)) != nil {
+        self.expiresAt = Self.expiry(in: object, format: format.expiry, receivedAt: receivedAt)
+        if expiresAt == nil, format.expiry != .unknown, let expiry = JWT.expiry(of: accessToken),
+            Self.usable(expiry.timeIntervalSince(receivedAt)) != nil
+        {
             self.expiresAt = expiry
+        }
+    }
+
+    /// The expiry that `object`'s field says, if it is there and gives a usable lifetime.
+    private static func expiry(in object: Any, format: TokenResponseFormat.Expiry, receivedAt: Date) -> Date? {
+        switch format {
+        case .lifetime(let keyPath):
+            return lifetime(JSONKeyPath.value(at: keyPath, in: object)).map { receivedAt.addingTimeInterval($0) }
+        case .date(let keyPath):
+            // A moment in the past or beyond the longest lifetime is as unusable as such a lifetime.
+            guard let date = TokenResponseFormat.date(JSONKeyPath.value(at: keyPath, in: object)),
+                usable(date.timeIntervalSince(receivedAt)) != nil
+            else { return nil }
+            return date
+        case .jwt, .unknown:
+            return nil
         }
     }
 
@@ -116,17 +150,18 @@ public struct OAuthToken: Codable, Sendable, Equatable {
     /// The token response as a JSON object. Foundation refuses a whole document holding a
     /// number it cannot represent (`"expires_in": 1e309`), so such an `expires_in` is read
     /// again as `null` — an unknown lifetime, as the string `"1e309"` gives.
-    private static func jsonObject(_ data: Data) -> [String: Any]? {
+    /// `lifetimeKey` is the lifetime field's name (the last component of its key path).
+    private static func jsonObject(_ data: Data, lifetimeKey: String?) -> [String: Any]? {
         if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] { return object }
-        guard let repaired = withoutExpiresInNumber(data) else { return nil }
+        guard let lifetimeKey, let repaired = withoutNumber(after: lifetimeKey, in: data) else { return nil }
         return try? JSONSerialization.jsonObject(with: repaired) as? [String: Any]
     }
 
-    /// `data` with the number after the first `"expires_in":` replaced by `null`, or `nil`
+    /// `data` with the number after the first `"name":` replaced by `null`, or `nil`
     /// when there is no such number.
-    private static func withoutExpiresInNumber(_ data: Data) -> Data? {
+    private static func withoutNumber(after name: String, in data: Data) -> Data? {
         let bytes = [UInt8](data)
-        let key = Array(#""expires_in""#.utf8)
+        let key = Array("\"\(name)\"".utf8)
         guard let start = bytes.firstRange(of: key)?.lowerBound else { return nil }
         var index = start + key.count
         func skipSpaces() {
