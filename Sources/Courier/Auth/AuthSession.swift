@@ -26,14 +26,14 @@ import Foundation
 /// token another session stored; and it never deletes a token another session wrote (see
 /// <doc:SharingSessionsBetweenProcesses>).
 ///
-/// The refresh closure reports through what it throws. A ``CourierError`` whose response,
-/// from the token endpoint's own origin, is 401, or 400 with `invalid_grant`,
-/// `invalid_client` or `unauthorized_client` (or without an OAuth error code), or
-/// ``AuthenticationError/sessionExpired``, ends the session: the token is cleared from the
-/// store (if it still holds the rejected one), ``AuthEvent/sessionExpired`` is emitted once,
-/// ``sessionExpiry`` says why, and requests fail fast until ``signIn(_:)``. Any other error
-/// (network, time-out, 5xx, an answer from another origin after a redirect, an HTML error
-/// page, a store write) fails the waiting requests with
+/// The refresh closure reports through what it throws. ``AuthenticationError/sessionExpired``,
+/// or a ``CourierError`` carrying a token endpoint's answer that the session's
+/// ``SessionEndingRule`` says is a dead refresh token (by default OAuth's rule: see
+/// <doc:TokenRefresh#When-a-failed-refresh-ends-the-session>), ends the session: the token is
+/// cleared from the store (if it still holds the rejected one), ``AuthEvent/sessionExpired``
+/// is emitted once, ``sessionExpiry`` says why, and requests fail fast until ``signIn(_:)``.
+/// Any other error (network, time-out, 5xx, an answer from another origin after a redirect,
+/// an HTML error page, a store write) fails the waiting requests with
 /// ``AuthenticationError/refreshFailed(_:)`` and keeps the stored refresh token for the next
 /// try.
 public actor AuthSession {
@@ -99,6 +99,10 @@ public actor AuthSession {
     ///     certainly failed (URLSession gives up on a silent request after 60 seconds): a
     ///     server that answers it late would see that refresh token a second time. Never less
     ///     than `refreshTimeout`.
+    ///   - sessionEndingRule: which answers of the token endpoint, carried by what the refresh
+    ///     closure throws, mean the refresh token is dead and end the session; OAuth's rule by
+    ///     default (see <doc:TokenRefresh#When-a-failed-refresh-ends-the-session>). A backend
+    ///     with an error envelope of its own passes ``SessionEndingRule/custom(_:)``.
     public init(
         store: any TokenStore = InMemoryTokenStore(),
         // Inheriting the caller's isolation is what lets an app's closure, written in
@@ -108,7 +112,8 @@ public actor AuthSession {
         now: @escaping @Sendable () -> Date = { Date() },
         refreshWindow: RefreshWindow? = RefreshWindow(),
         refreshTimeout: TimeInterval = 30,
-        abandonRefreshAfter: TimeInterval? = nil
+        abandonRefreshAfter: TimeInterval? = nil,
+        sessionEndingRule: SessionEndingRule = .oauth
     ) {
         // A store without a coordinator is this session's alone.
         let coordinator = store.coordinator ?? InProcessTokenCoordinator(store: store)
@@ -121,7 +126,8 @@ public actor AuthSession {
         let abandon = abandonRefreshAfter.flatMap { $0.isNaN ? nil : $0 } ?? max(120, 4 * timeout)
         self.abandonRefreshAfter = max(abandon, timeout)
         self.runner = OperationRunner(
-            coordinator: coordinator, refreshClosure: refresh, acquireClosure: acquire, now: now,
+            coordinator: coordinator, refreshClosure: Self.judging(refresh, by: sessionEndingRule),
+            acquireClosure: acquire, now: now,
             refreshTimeout: timeout, abandonRefreshAfter: max(abandon, timeout))
         var stored: StoredToken?
         var loadError: (any Error)?
@@ -375,7 +381,8 @@ public actor AuthSession {
             for id in ids { waiters.resume(id, with: .success(token)) }
             broadcaster.emit(event)
         case .fail(let ids):
-            let failure = AuthenticationError.refreshFailed(error ?? RefreshTimeout(seconds: refreshTimeout))
+            let failure = AuthenticationError.refreshFailed(
+                error.map(Self.unjudged) ?? RefreshTimeout(seconds: refreshTimeout))
             for id in ids { waiters.resume(id, with: .failure(failure)) }
             broadcaster.emit(.refreshFailed)
         case .expire(let ids):

@@ -21,8 +21,9 @@ import Foundation
 public struct SessionExpiry: Sendable, Equatable, CustomStringConvertible {
     /// Who or what ended the session.
     public enum Cause: Sendable, Equatable {
-        /// The token endpoint's own origin rejected the refresh token: a 401, or a 400 with
-        /// `invalid_grant`, `invalid_client`, `unauthorized_client` or no OAuth error code.
+        /// The token endpoint's own origin rejected the refresh token: an answer that the
+        /// session's ``SessionEndingRule`` says ends it (by default a 401, or a 400 with
+        /// `invalid_grant`, `invalid_client`, `unauthorized_client` or no OAuth error code).
         case rejectedByTokenEndpoint
         /// The refresh closure threw ``AuthenticationError/sessionExpired``.
         case refreshClosure

@@ -134,6 +134,51 @@ enum TokenRefresh {  // sample scaffold
         }
         return watchSession(session, showLogin: showLogin)
     }
+
+    struct ErrorEnvelope: Decodable {
+        let errorCode: String
+    }
+
+    static func makeEnvelopeSession(store: any TokenStore, refresh: @escaping AuthSession.RefreshClosure) -> AuthSession {
+        AuthSession(
+            store: store,
+            refresh: refresh,
+            sessionEndingRule: .custom { response in
+                // {"errorCode": "REFRESH_TOKEN_EXPIRED"} or {"errorCode": "REFRESH_TOKEN_REVOKED"}
+                let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: response.data)
+                return envelope?.errorCode.hasPrefix("REFRESH_TOKEN_") ?? false
+            })
+    }
+
+    enum MobileAuthAPI: TargetType, AccessTokenAuthorizable {
+        case refresh(token: String)
+
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String { "app/v1/auth/refresh" }
+        var method: HTTPMethod { .post }
+        var task: RequestTask {
+            switch self {
+            case .refresh(let token): .requestJSONEncodable(["refreshToken": token])
+            }
+        }
+        var headers: [String: String]? { nil }
+        var authorizationType: AuthorizationType? { nil }
+    }
+
+    static let mobileTokenFormat = TokenResponseFormat(
+        accessToken: "data.accessToken", refreshToken: "data.refreshToken", tokenType: nil,
+        expiry: .date("data.expireTime"))
+
+    static func makeMobileSession(store: any TokenStore) -> AuthSession {
+        let authProvider = Provider<MobileAuthAPI>()
+        return AuthSession(
+            store: store,
+            refresh: { token in
+                guard let refreshToken = token.refreshToken else { throw AuthenticationError.sessionExpired }
+                let response = try await authProvider.request(.refresh(token: refreshToken))
+                return try OAuthToken(response: response, format: mobileTokenFormat)
+            })
+    }
 }  // sample scaffold
 
 extension TokenRefresh {
@@ -240,6 +285,33 @@ extension TokenRefresh {
             #expect(provider.refreshPolicy.isAuthenticationFailure(expired))
             #expect(!provider.refreshPolicy.isAuthenticationFailure(fine))
             #expect(provider.refreshPolicy.isAuthenticationFailure(Response(statusCode: 401, data: Data())))
+        }
+
+        @Test("the envelope rule ends the session on REFRESH_TOKEN_*, and keeps it on another envelope code")
+        func envelopeRule() async throws {
+            for (code, ends) in [("REFRESH_TOKEN_REVOKED", true), ("RATE_LIMITED", false)] {
+                let body = Data(#"{"errorCode":"\#(code)"}"#.utf8)
+                let store = InMemoryTokenStore(OAuthToken(accessToken: "a", refreshToken: "r"))
+                let session = makeEnvelopeSession(store: store) { _ in
+                    throw CourierError.statusCode(Response(statusCode: 403, data: body))
+                }
+                await #expect(throws: AuthenticationError.self) {
+                    try await session.refresh(rejecting: OAuthToken(accessToken: "a", refreshToken: "r"))
+                }
+                #expect(await session.isSessionExpired == ends, "\(code)")
+            }
+        }
+
+        @Test("the mobile backend's answer is read with its format: wrapped camel-case fields and an ISO 8601 expiry")
+        func mobileFormat() throws {
+            let received = Date(timeIntervalSince1970: 1_700_000_000)
+            let body = #"{"code":0,"data":{"accessToken":"at","refreshToken":"rt","expireTime":"2023-11-14T23:13:20Z"}}"#
+            let token = try OAuthToken(
+                response: Response(statusCode: 200, data: Data(body.utf8)), format: mobileTokenFormat,
+                receivedAt: received)
+            #expect(token.accessToken == "at" && token.refreshToken == "rt")
+            #expect(token.expiresAt == received.addingTimeInterval(3600))
+            _ = makeMobileSession(store: InMemoryTokenStore())
         }
 
         @Test("watchSession shows the login screen when the refresh token is rejected")
