@@ -155,6 +155,20 @@ public actor AuthSession {
         broadcaster.subscribe()
     }
 
+    /// A new stream of the session's events from now on, each with the session that caused
+    /// it: ``AuthEvent/Source/thisSession``, or ``AuthEvent/Source/anotherSession`` for what
+    /// this session adopted from another sharing its store (a token another process
+    /// refreshed, say). It delivers the events ``events`` delivers, in the same order.
+    ///
+    /// ```swift
+    /// for await occurrence in session.eventOccurrences where occurrence.event == .refreshed {
+    ///     metrics.count(occurrence.source == .thisSession ? "refresh.here" : "refresh.elsewhere")
+    /// }
+    /// ```
+    public nonisolated var eventOccurrences: AsyncStream<AuthEvent.Occurrence> {
+        broadcaster.subscribeToOccurrences()
+    }
+
     /// The current token, if any (after reading a newer one that another session stored).
     public var token: OAuthToken? {
         syncWithStore()
@@ -371,15 +385,16 @@ public actor AuthSession {
         }
     }
 
-    /// `error`: what the operation threw, which the waiters of a failed operation get.
-    private func perform(_ action: StateMachine.FinishAction, error: (any Error)?) {
+    /// `error`: what the operation threw, which the waiters of a failed operation get;
+    /// `source`: whether the operation's result is this session's or one it adopted.
+    private func perform(_ action: StateMachine.FinishAction, error: (any Error)?, source: AuthEvent.Source) {
         switch action {
         case .ignore:
             // A sign-in or sign-out replaced the session while the operation ran.
             break
         case .succeed(let ids, let token, let event):
             for id in ids { waiters.resume(id, with: .success(token)) }
-            broadcaster.emit(event)
+            broadcaster.emit(event, source: source)
         case .fail(let ids):
             let failure = AuthenticationError.refreshFailed(
                 error.map(Self.unjudged) ?? RefreshTimeout(seconds: refreshTimeout))
@@ -387,11 +402,11 @@ public actor AuthSession {
             broadcaster.emit(.refreshFailed)
         case .expire(let ids):
             for id in ids { waiters.resume(id, with: .failure(.sessionExpired)) }
-            broadcaster.emit(.sessionExpired)
+            broadcaster.emit(.sessionExpired, source: source)
         case .signOut(let ids):
             let failure = mapped(.failure(.missingCredential))
             for id in ids { waiters.resume(id, with: failure) }
-            broadcaster.emit(.signedOut)
+            broadcaster.emit(.signedOut, source: source)
         }
     }
 
@@ -420,7 +435,8 @@ public actor AuthSession {
     private func perform(_ action: StateMachine.ChangeAction) {
         switch action {
         case .none: break
-        case .emit(let event): broadcaster.emit(event)
+        // Only a change another session made to the store is noticed here.
+        case .emit(let event): broadcaster.emit(event, source: .anotherSession)
         }
     }
 
@@ -481,7 +497,9 @@ public actor AuthSession {
         progress.removeValue(forKey: id)
         timeouts.removeValue(forKey: id)?.cancel()
         let now = now()
-        perform(state.withValue { $0.operationFinished(id, outcome: outcome, now: now) }, error: error)
+        // An adopted outcome is what another session sharing the store stored meanwhile.
+        let source: AuthEvent.Source = if case .adopted = outcome { .anotherSession } else { .thisSession }
+        perform(state.withValue { $0.operationFinished(id, outcome: outcome, now: now) }, error: error, source: source)
     }
 
     private func operationTimedOut(_ id: StateMachine.OperationID) {
