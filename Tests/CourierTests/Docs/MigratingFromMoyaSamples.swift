@@ -29,6 +29,17 @@ enum MigratingFromMoya {  // sample scaffold
         }
     }
 
+    static func zenStatus(_ provider: Provider<Zen>) async -> String {
+        do {
+            let response = try await provider.request(.zen)
+            return response.description  // "Status Code: 200, Data Length: 42"
+        } catch .statusCode(let response) {
+            return "rejected with \(response.statusCode)"
+        } catch {
+            return error.description  // error is a CourierError
+        }
+    }
+
     static func send(_ provider: Provider<Zen>, progress: @escaping ProgressBlock, completion: @escaping Completion)
         -> any Cancellable
     {
@@ -130,9 +141,20 @@ enum MigratingFromMoya {  // sample scaffold
     // MARK: Endpoint closures
 
     static let stubEndpoints: Provider<Zen>.EndpointClosure = { target in
-        Endpoint(
+        let sampleData = target.sampleData
+        return Endpoint(
             url: URL(target: target).absoluteString,
-            sampleResponseClosure: { .networkResponse(200, target.sampleData) },
+            sampleResponseClosure: { .networkResponse(200, sampleData) },
+            method: target.method, task: target.task, httpHeaderFields: target.headers)
+    }
+
+    /// The same lines for a `MultiTarget`, whose wrapped target is not `Sendable` (capturing
+    /// `target` in the sample closure failed to compile in Swift 6).
+    static let multiTargetStubEndpoints: Provider<MultiTarget>.EndpointClosure = { target in
+        let sampleData = target.sampleData
+        return Endpoint(
+            url: URL(target: target).absoluteString,
+            sampleResponseClosure: { .networkResponse(200, sampleData) },
             method: target.method, task: target.task, httpHeaderFields: target.headers)
     }
 
@@ -441,11 +463,31 @@ extension MigratingFromMoya {
             #expect(status == 200)
         }
 
+        @Test("the typed-throws catch sees a CourierError; a response describes itself as Moya's does")
+        func typedThrowsCatch() async {
+            /// Rejects a 500, as a target's validation would.
+            struct Rejecting: PluginType {
+                func process(_ result: Result<Response, CourierError>, target: any TargetType) -> Result<
+                    Response, CourierError
+                > {
+                    result.flatMap { $0.statusCode == 500 ? .failure(.statusCode($0)) : .success($0) }
+                }
+            }
+            let transport = ScriptedTransport()
+            transport.enqueue(.text("Keep it logically awesome."), .status(500), for: .get("/zen"))
+            let provider = Provider<Zen>(transport: transport, plugins: [Rejecting()])
+            #expect(await zenStatus(provider) == "Status Code: 200, Data Length: 26")
+            #expect(await zenStatus(provider) == "rejected with 500")
+        }
+
         @Test("the absolute stub endpoints answer; the provider's defaults are the ones listed")
         func endpointsAndDefaults() async throws {
             let stubbed = Provider<Zen>(endpointClosure: stubEndpoints, stubClosure: Provider.immediatelyStub)
             let response = try await stubbed.request(.zen)
             #expect(response.request?.url?.absoluteString == "https://api.github.com/zen")
+            let multi = Provider<MultiTarget>(
+                endpointClosure: multiTargetStubEndpoints, stubClosure: Provider.immediatelyStub)
+            #expect(try await multi.request(MultiTarget(Zen.zen)).data == Zen.zen.sampleData)
 
             let provider = makeZenProvider()
             #expect(provider.transport is URLSessionTransport && provider.retryPolicy == nil)

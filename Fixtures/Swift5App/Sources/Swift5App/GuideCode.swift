@@ -68,13 +68,35 @@ func fetchProfile(_ provider: AccountProvider) async -> String? {
     }
 }
 
+// The guide's typed-throws catch, and Moya's `Response.description`.
+func profileStatus(_ provider: Provider<Account>) async -> String {
+    do {
+        let response = try await provider.request(.profile)
+        return response.description  // "Status Code: 200, Data Length: 42"
+    } catch .statusCode(let response) {
+        return "rejected with \(response.statusCode)"
+    } catch {
+        return error.description  // error is a CourierError
+    }
+}
+
 // The guide's endpoint closure with an absolute URL, the provider spelled out, and an
 // override of request(_:).
 
 let stubEndpoints: Provider<Account>.EndpointClosure = { target in
-    Endpoint(
+    let sampleData = target.sampleData
+    return Endpoint(
         url: URL(target: target).absoluteString,
-        sampleResponseClosure: { .networkResponse(200, target.sampleData) },
+        sampleResponseClosure: { .networkResponse(200, sampleData) },
+        method: target.method, task: target.task, httpHeaderFields: target.headers)
+}
+
+// The same lines for a MultiTarget: capturing `target` in the sample closure warned here.
+let multiTargetStubEndpoints: Provider<MultiTarget>.EndpointClosure = { target in
+    let sampleData = target.sampleData
+    return Endpoint(
+        url: URL(target: target).absoluteString,
+        sampleResponseClosure: { .networkResponse(200, sampleData) },
         method: target.method, task: target.task, httpHeaderFields: target.headers)
 }
 
