@@ -32,6 +32,16 @@ struct StubProviderTests {
         await #expect(throws: CourierError.self) { try await provider.request(.login) }
     }
 
+    @Test("stubbed(sampleResponse:) works for a MultiTarget, whose wrapped target is not Sendable")
+    func multiTarget() async throws {
+        let provider = Provider<MultiTarget>.stubbed { target in
+            target.path == "login" ? .networkResponse(401, Data()) : .networkResponse(200, target.sampleData)
+        }
+
+        #expect(try await provider.request(MultiTarget(KitAPI.me)).mapString(atKeyPath: "login") == "ada")
+        #expect(try await provider.request(MultiTarget(KitAPI.login)).statusCode == 401)
+    }
+
     @Test("stubbed(sequence:) serves one response per request, then fails naming the target")
     func sequence() async throws {
         let provider = Provider<KitAPI>.stubbed(sequence: [
