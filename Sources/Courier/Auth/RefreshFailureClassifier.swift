@@ -43,11 +43,6 @@ enum RefreshFailureClassifier {
     static func isRejection(_ error: any Error) -> Bool {
         classify(error, date: Date(timeIntervalSince1970: 0)) != .transient
     }
-
-    /// Whether the token endpoint's `response` ends the session under OAuth's rule.
-    static func isRejection(_ response: Response) -> Bool {
-        SessionEndingRule.oauth.endsSession(after: response)
-    }
 }
 
 /// A refresh closure's error, judged by the session's own ``SessionEndingRule`` where the
