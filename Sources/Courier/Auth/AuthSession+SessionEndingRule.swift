@@ -8,7 +8,7 @@ extension AuthSession {
             do {
                 return try await refresh(token)
             } catch {
-                throw RuledRefreshFailure(error, rule: rule)
+                throw await RuledRefreshFailure.judging(error, by: rule)
             }
         }
     }

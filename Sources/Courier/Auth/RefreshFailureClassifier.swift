@@ -15,38 +15,37 @@ enum RefreshFailureClassifier {
         case transient
     }
 
-    /// What `error` means under `rule`. An error that a session with a rule of its own has
-    /// already judged (``RuledRefreshFailure``) keeps that verdict.
-    static func classify(_ error: any Error, date: Date, rule: SessionEndingRule = .oauth) -> Verdict {
-        switch error {
-        case let ruled as RuledRefreshFailure:
-            return ruled.endingResponse.map { .rejected(.rejected(by: $0, date: date)) } ?? classifyThrown(ruled, date)
-        case AuthenticationError.sessionExpired:
-            return .rejected(SessionExpiry(cause: .refreshClosure, date: date))
-        case let error as CourierError:
-            if case .authentication(.sessionExpired) = error {
-                return .rejected(SessionExpiry(cause: .refreshClosure, date: date))
-            }
-            guard let response = error.response, rule.endsSession(after: response) else { return .transient }
-            return .rejected(.rejected(by: response, date: date))
-        default:
-            return .transient
+    /// What `error` means under OAuth's rule (``SessionEndingRule/oauth``), or, for an error
+    /// that a session with a rule of its own has already judged (``RuledRefreshFailure``),
+    /// under that rule.
+    static func classify(_ error: any Error, date: Date) -> Verdict {
+        if let ruled = error as? RuledRefreshFailure {
+            if ruled.threwSessionExpired { return .rejected(SessionExpiry(cause: .refreshClosure, date: date)) }
+            return ruled.endingResponse.map { .rejected(.rejected(by: $0, date: date)) } ?? .transient
         }
-    }
-
-    /// A ruled failure without an ending response: transient, unless the closure itself threw
-    /// ``AuthenticationError/sessionExpired``.
-    private static func classifyThrown(_ ruled: RuledRefreshFailure, _ date: Date) -> Verdict {
-        ruled.threwSessionExpired ? .rejected(SessionExpiry(cause: .refreshClosure, date: date)) : .transient
+        if threwSessionExpired(error) { return .rejected(SessionExpiry(cause: .refreshClosure, date: date)) }
+        guard let response = (error as? CourierError)?.response,
+            SessionEndingRule.oauthEndsSession(after: response)
+        else { return .transient }
+        return .rejected(.rejected(by: response, date: date))
     }
 
     static func isRejection(_ error: any Error) -> Bool {
         classify(error, date: Date(timeIntervalSince1970: 0)) != .transient
     }
+
+    /// Whether the refresh closure said itself that the session is over.
+    static func threwSessionExpired(_ error: any Error) -> Bool {
+        switch error {
+        case AuthenticationError.sessionExpired: true
+        case CourierError.authentication(.sessionExpired): true
+        default: false
+        }
+    }
 }
 
 /// A refresh closure's error, judged by the session's own ``SessionEndingRule`` where the
-/// closure ran; the session's waiters get ``underlying`` (see `AuthSession.unwrapped`).
+/// closure ran; the session's waiters get ``underlying`` (see `AuthSession.unjudged`).
 struct RuledRefreshFailure: Error {
     /// What the refresh closure threw.
     let underlying: any Error
@@ -56,16 +55,14 @@ struct RuledRefreshFailure: Error {
     let threwSessionExpired: Bool
 
     /// `error`, judged by `rule`.
-    init(_ error: any Error, rule: SessionEndingRule) {
-        self.underlying = error
-        switch RefreshFailureClassifier.classify(error, date: Date(timeIntervalSince1970: 0), rule: rule) {
-        case .transient:
-            self.endingResponse = nil
-            self.threwSessionExpired = false
-        case .rejected(let expiry):
-            let response = (error as? CourierError)?.response
-            self.endingResponse = expiry.cause == .rejectedByTokenEndpoint ? response : nil
-            self.threwSessionExpired = expiry.cause == .refreshClosure
+    static func judging(_ error: any Error, by rule: SessionEndingRule) async -> RuledRefreshFailure {
+        if RefreshFailureClassifier.threwSessionExpired(error) {
+            return RuledRefreshFailure(underlying: error, endingResponse: nil, threwSessionExpired: true)
         }
+        var ending: Response?
+        if let response = (error as? CourierError)?.response, await rule.endsSession(after: response) {
+            ending = response
+        }
+        return RuledRefreshFailure(underlying: error, endingResponse: ending, threwSessionExpired: false)
     }
 }

@@ -33,13 +33,20 @@ import Foundation
 /// Whatever the rule, a refresh closure that throws ``AuthenticationError/sessionExpired``
 /// ends the session, and an error without a response (the network, a time-out) never does.
 public struct SessionEndingRule: Sendable {
-    private let endsSessionAfter: @Sendable (Response) -> Bool
-    /// Whether this is ``oauth``, which sessions apply without wrapping their refresh closure.
-    let isOAuth: Bool
+    /// Says whether an answer of the token endpoint means the refresh token is dead. It runs
+    /// where it was written, as ``AuthSession/RefreshClosure`` does: one written in main-actor
+    /// code (the default in a new app target) runs on the main actor, so it may decode the
+    /// app's own main-actor types.
+    public typealias Decision = @isolated(any) @Sendable (Response) async -> Bool
 
-    private init(isOAuth: Bool = false, _ endsSessionAfter: @escaping @Sendable (Response) -> Bool) {
-        self.isOAuth = isOAuth
-        self.endsSessionAfter = endsSessionAfter
+    /// The app's decision; `nil` for ``oauth``.
+    private let decision: Decision?
+
+    /// Whether this is ``oauth``, which sessions apply without wrapping their refresh closure.
+    var isOAuth: Bool { decision == nil }
+
+    private init(decision: Decision?) {
+        self.decision = decision
     }
 
     /// OAuth's rule (RFC 6749 §5.2): a 401 ends the session; a 400 ends it when its OAuth
@@ -49,7 +56,50 @@ public struct SessionEndingRule: Sendable {
     /// OAuth code (`invalid_request`, `invalid_scope`, `unsupported_grant_type`) says the
     /// request was wrong, not the token, and every other status (403, 404, 429, 5xx) may pass:
     /// they keep the refresh token.
-    public static let oauth = SessionEndingRule(isOAuth: true) { response in
+    public static let oauth = SessionEndingRule(decision: nil)
+
+    /// Your backend's rule: `endsSession` returns `true` for an answer of the token endpoint
+    /// that means the refresh token is dead. It is asked about every failed refresh whose error
+    /// carries a response, except an answer from another origin or an HTML page (never a
+    /// logout), and it runs where it was written (see ``Decision``). To add to OAuth's rule
+    /// rather than replace it:
+    ///
+    /// ```swift
+    /// .custom { response in await SessionEndingRule.oauth.endsSession(after: response) || response.statusCode == 403 }
+    /// ```
+    public static func custom(
+        // Inheriting the caller's isolation is what lets an app's closure, written in
+        // main-actor code, decode the app's main-actor types (as `Task.init` does).
+        @_inheritActorContext _ endsSession: @escaping Decision
+    ) -> SessionEndingRule {
+        SessionEndingRule(decision: endsSession)
+    }
+
+    /// Whether the token endpoint's `response` to a refresh ends the session under this rule,
+    /// the two answers that never do (another origin, an HTML page) included.
+    public func endsSession(after response: Response) async -> Bool {
+        guard Self.mayEndSession(response) else { return false }
+        guard let decision else { return Self.oauthEndsSession(response) }
+        return await decision(response)
+    }
+
+    /// ``oauth``'s verdict on `response`, without a suspension: what a session without a rule
+    /// of its own applies.
+    static func oauthEndsSession(after response: Response) -> Bool {
+        mayEndSession(response) && oauthEndsSession(response)
+    }
+
+    /// Not from another origin than the token request's, and not an HTML page.
+    private static func mayEndSession(_ response: Response) -> Bool {
+        if let asked = response.request?.url, let answeredBy = response.response?.url,
+            CrossOriginRedirect.isCrossOrigin(from: asked, to: answeredBy)
+        {
+            return false
+        }
+        return !isPage(response)
+    }
+
+    private static func oauthEndsSession(_ response: Response) -> Bool {
         switch response.statusCode {
         case 401: return true
         case 400:
@@ -59,29 +109,6 @@ public struct SessionEndingRule: Sendable {
             return oauthRejectionCodes.contains(code)
         default: return false
         }
-    }
-
-    /// Your backend's rule: `endsSession` returns `true` for an answer of the token endpoint
-    /// that means the refresh token is dead. It is asked about every failed refresh whose error
-    /// carries a response, except an answer from another origin or an HTML page (never a
-    /// logout). To add to OAuth's rule rather than replace it:
-    ///
-    /// ```swift
-    /// .custom { response in SessionEndingRule.oauth.endsSession(after: response) || response.statusCode == 403 }
-    /// ```
-    public static func custom(_ endsSession: @escaping @Sendable (Response) -> Bool) -> SessionEndingRule {
-        SessionEndingRule(endsSession)
-    }
-
-    /// Whether the token endpoint's `response` to a refresh ends the session under this rule,
-    /// the two answers that never do (another origin, an HTML page) included.
-    public func endsSession(after response: Response) -> Bool {
-        if let asked = response.request?.url, let answeredBy = response.response?.url,
-            CrossOriginRedirect.isCrossOrigin(from: asked, to: answeredBy)
-        {
-            return false
-        }
-        return !Self.isPage(response) && endsSessionAfter(response)
     }
 
     /// OAuth error codes (RFC 6749 §5.2) that mean the credentials themselves are rejected.

@@ -50,23 +50,23 @@ struct SessionEndingRuleTests {
             (429, "", false),
             (500, #"{"error":"invalid_grant"}"#, false),
         ])
-    func oauthRule(status: Int, body: String, ends: Bool) {
-        #expect(SessionEndingRule.oauth.endsSession(after: Self.response(status, body)) == ends)
+    func oauthRule(status: Int, body: String, ends: Bool) async {
+        #expect(await SessionEndingRule.oauth.endsSession(after: Self.response(status, body)) == ends)
     }
 
     @Test("an HTML page never ends a session, a 401 included (it did before); nor an answer from another origin")
-    func neverALogout() {
+    func neverALogout() async {
         let page = Self.response(401, "<html><body>Unauthorized</body></html>", contentType: "text/html")
         let sniffed = Self.response(400, "  <!DOCTYPE html><html></html>", contentType: "application/octet-stream")
         let elsewhere = Self.response(
             401, #"{"error":"invalid_client"}"#, answeredBy: URL(string: "https://sso.example.net/login")!)
         let always = SessionEndingRule.custom { _ in true }
         for rule in [SessionEndingRule.oauth, always] {
-            #expect(!rule.endsSession(after: page))
-            #expect(!rule.endsSession(after: sniffed))
-            #expect(!rule.endsSession(after: elsewhere))
+            #expect(await !rule.endsSession(after: page))
+            #expect(await !rule.endsSession(after: sniffed))
+            #expect(await !rule.endsSession(after: elsewhere))
         }
-        #expect(always.endsSession(after: Self.response(503, "")))
+        #expect(await always.endsSession(after: Self.response(503, "")))
     }
 
     @Test("a custom rule ends the session on its backend's own envelope, with sessionExpiry naming the answer")
@@ -124,12 +124,33 @@ struct SessionEndingRuleTests {
     }
 
     @Test("a custom rule may extend OAuth's")
-    func extendingOAuth() {
+    func extendingOAuth() async {
         let rule = SessionEndingRule.custom { response in
-            SessionEndingRule.oauth.endsSession(after: response) || response.statusCode == 403
+            await SessionEndingRule.oauth.endsSession(after: response) || response.statusCode == 403
         }
-        #expect(rule.endsSession(after: Self.response(403, "")))
-        #expect(rule.endsSession(after: Self.response(400, #"{"error":"invalid_grant"}"#)))
-        #expect(!rule.endsSession(after: Self.response(400, #"{"error":"invalid_request"}"#)))
+        #expect(await rule.endsSession(after: Self.response(403, "")))
+        #expect(await rule.endsSession(after: Self.response(400, #"{"error":"invalid_grant"}"#)))
+        #expect(await !rule.endsSession(after: Self.response(400, #"{"error":"invalid_request"}"#)))
+    }
+
+    @Test("a custom rule written on the main actor runs there, so it may use the app's main-actor types")
+    @MainActor
+    func runsWhereWritten() async throws {
+        let rule = SessionEndingRule.custom { response in
+            MainActor.assertIsolated()
+            return MainActorEnvelope.isDead(response)
+        }
+        let dead = CourierError.statusCode(Self.response(403, #"{"code":"DEAD"}"#))
+        let (session, _) = Self.session(throwing: dead, rule: rule)
+        await #expect(throws: AuthenticationError.sessionExpired) { try await session.validToken() }
+        #expect(session.sessionExpiry?.statusCode == 403)
+    }
+}
+
+/// An app type isolated to the main actor, as every type is in a new Xcode 26 app target.
+@MainActor
+enum MainActorEnvelope {
+    static func isDead(_ response: Response) -> Bool {
+        String(decoding: response.data, as: UTF8.self).contains("DEAD")
     }
 }
