@@ -81,8 +81,10 @@ public actor AuthSession {
     ///   - acquire: gets a first token with no user action, when there is none (or none that
     ///     can be refreshed); `nil` means a sign-in is needed.
     ///   - now: the clock that decides expiry (tests drive it).
-    ///   - refreshWindow: at most this many refreshes in this interval, then
-    ///     ``AuthenticationError/excessiveRefresh``; `nil` turns the guard off.
+    ///   - refreshWindow: at most this many refreshes after the server rejected a fresh token
+    ///     (one in the first half of its lifetime) in this interval, then
+    ///     ``AuthenticationError/excessiveRefresh``; scheduled refreshes never count. `nil`
+    ///     turns the guard off.
     ///   - refreshTimeout: seconds after which the requests waiting for a refresh fail with
     ///     ``AuthenticationError/refreshFailed(_:)`` (``RefreshTimeout``). The refresh itself
     ///     goes on: its refresh token has reached the server, so it is never sent a second
