@@ -42,9 +42,12 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     /// - Parameters:
     ///   - auth: the session whose token signs requests.
     ///   - refreshPolicy: what counts as a rejected token (default: 401).
-    ///   - authPlugin: the signing plugin; by default the first ``AuthPlugin`` in `plugins`,
-    ///     else `AuthPlugin(auth: auth)`. It runs first, before every other plugin. Pass one
-    ///     to change the leeway or allowed hosts.
+    ///   - authPlugin: the signing plugin's settings — its ``AuthPlugin/refreshLeeway`` and
+    ///     ``AuthPlugin/allowedHosts``; by default those of the first ``AuthPlugin`` in
+    ///     `plugins`, else `AuthPlugin(auth: auth)`'s. The provider signs with `auth`, always:
+    ///     a plugin made for another session lends its settings only, so the session that
+    ///     signs, refreshes and is waited on is the one ``auth`` names. The signing plugin runs
+    ///     first, before every other plugin.
     ///   - endpointClosure: maps a target to its endpoint, as for ``Provider``.
     ///   - requestClosure: builds the `URLRequest`, as for ``Provider``.
     ///   - stubClosure: stubbing per target, as for ``Provider``.
@@ -52,7 +55,11 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     ///   - transport: what sends real requests, as for ``Provider``.
     ///   - retryPolicy: retries transient failures, as for ``Provider``; counted apart from
     ///     the token replays.
-    ///   - plugins: your plugins; they run after the signing plugin.
+    ///   - plugins: your plugins; they run after the signing plugin. An ``AuthPlugin`` among
+    ///     them is not installed as a plugin of its own (a request is signed once, by the
+    ///     provider's signing plugin): when `authPlugin` is `nil` the first one lends its
+    ///     settings, and every other one — all of them when `authPlugin` is given — is
+    ///     dropped.
     ///   - trackInflights: identical requests in flight together share one call, as for
     ///     ``Provider``; a shared call is refreshed and replayed once for all its callers.
     ///   - maxRequestsPerHost: at most this many calls to one host at a time, as for
@@ -75,8 +82,12 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     ) {
         self.auth = auth
         self.refreshPolicy = refreshPolicy
-        // A signing plugin passed among `plugins` counts as given too; either way it runs first.
-        let signing = authPlugin ?? plugins.lazy.compactMap { $0 as? AuthPlugin }.first ?? AuthPlugin(auth: auth)
+        // One session signs: `auth`. A signing plugin given (or passed among `plugins`) lends
+        // its settings; either way the signing plugin runs first.
+        let settings = authPlugin ?? plugins.lazy.compactMap { $0 as? AuthPlugin }.first
+        let signing =
+            settings.map { AuthPlugin(auth: auth, refreshLeeway: $0.refreshLeeway, allowedHosts: $0.allowedHosts) }
+            ?? AuthPlugin(auth: auth)
         self.signing = signing
         super.init(
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
