@@ -105,24 +105,32 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     ///   the refresh fails (``AuthenticationError/sessionExpired`` when the user must sign
     ///   in again); ``CourierError/cancelled``.
     nonisolated(nonsending) open override func request(_ target: Target) async throws(CourierError) -> Response {
-        let erased: any TargetType = target
-        let authorization = erased.resolvedAuthorizationType
+        let authorization = (target as any TargetType).resolvedAuthorizationType
         // A request that arrives while the token is being renewed waits here, before anything
-        // is built: it then keeps about a kilobyte alive instead of its whole pipeline (the
-        // endpoint, the URLRequest, every frame down to the signing plugin).
+        // is built: this frame holds the target and little else, instead of the whole call (the
+        // endpoint, the URLRequest, every frame down to the signing plugin) — see
+        // BENCHMARKS.md, "Requests queued behind a slow refresh".
         var renewalFailure: AuthenticationError?
-        if authorization != nil, signing.auth.isRenewing,
-            case .failure(let error)? = await signing.auth.tokenAfterRenewal(minimumValidity: signing.refreshLeeway)
-        {
-            switch error {
-            case .cancelled: break  // The pipeline sees it and reports it as for any cancelled request.
-            default: renewalFailure = error
-            }
+        if authorization != nil, auth.isRenewing {
+            renewalFailure = await auth.waitForRenewal(minimumValidity: signing.refreshLeeway)
+            // A cancelled wait is left to the pipeline, which reports it as for any cancelled
+            // request.
+            if case .cancelled? = renewalFailure { renewalFailure = nil }
         }
+        return try await request(target, authorization: authorization, renewalFailure: renewalFailure)
+    }
+
+    /// Builds the call for `target` and sends it, holding its host slot through the refresh
+    /// and replay. Never inlined: its frame, which holds the call, exists only once the
+    /// request no longer waits for a renewal.
+    @inline(never)
+    nonisolated(nonsending) private func request(
+        _ target: Target, authorization: AuthorizationType?, renewalFailure: AuthenticationError?
+    ) async throws(CourierError) -> Response {
         var call = makeCall(for: target, authorization: .some(authorization))
         if let renewalFailure {
             call.signing.renewalFailure = SigningState.RenewalFailure(
-                session: ObjectIdentifier(signing.auth), error: renewalFailure)
+                session: ObjectIdentifier(auth), error: renewalFailure)
         }
         // The call keeps its slot of `maxRequestsPerHost` through its refresh and replay.
         if let hostGate, !hostGate.isHeldByCurrentTask(call.host) {
@@ -149,11 +157,11 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
             }
             let fresh: OAuthToken
             do {
-                fresh = try await signing.auth.refresh(rejecting: rejected)
+                fresh = try await auth.refresh(rejecting: rejected)
             } catch {
                 throw CourierError(error)
             }
-            call.signing.replacement = SigningState.Credential(session: ObjectIdentifier(signing.auth), token: fresh)
+            call.signing.replacement = SigningState.Credential(session: ObjectIdentifier(auth), token: fresh)
             call.replays += 1
             if refreshPolicy.replayDelay > 0 {
                 do {
@@ -174,7 +182,7 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
         -> OAuthToken?
     {
         guard call.replays < refreshPolicy.maxReplays, call.isReplayable,
-            let credential = call.signing.credential, credential.session == ObjectIdentifier(signing.auth)
+            let credential = call.signing.credential, credential.session == ObjectIdentifier(auth)
         else { return nil }
         let response: Response
         switch result {
