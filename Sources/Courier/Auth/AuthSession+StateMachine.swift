@@ -133,7 +133,9 @@ extension AuthSession {
         private(set) var generation: UInt64?
         private let window: RefreshWindow?
         private let canAcquire: Bool
-        private var refreshStarts: [Date] = []
+        /// When each refresh that followed the rejection of a fresh token started, within the
+        /// last ``RefreshWindow/interval``: the refreshes ``RefreshWindow`` limits.
+        private var loopRefreshes: [Date] = []
         private var nextOperationID: OperationID = 1
         /// When the current token arrived from a refresh or acquire (`nil`: loaded or signed
         /// in), to know the lifetime of a token that has an expiry but no ``OAuthToken/issuedAt``.
@@ -186,7 +188,7 @@ extension AuthSession {
                     return .answer(.success(token))
                 }
             }
-            return startRenewal(for: waiter, now: now, proactive: true)
+            return startRenewal(for: waiter, now: now, rejected: false)
         }
 
         /// A request was rejected with `staleAccessToken` (nil if it carried none).
@@ -199,7 +201,7 @@ extension AuthSession {
                 return .answer(.success(token))
             }
             if isBusy { return join(waiter) }
-            return startRenewal(for: waiter, now: now, proactive: false)
+            return startRenewal(for: waiter, now: now, rejected: true)
         }
 
         /// Adds `waiter` to the operation in flight. If that operation already outlived its
@@ -215,10 +217,11 @@ extension AuthSession {
             return action
         }
 
-        /// Starts a refresh (or acquire, or the end of the session) for `waiter`. `proactive`:
-        /// the token has not been rejected, it only expires soon (or looks expired by this
-        /// device's clock).
-        private mutating func startRenewal(for waiter: WaiterID, now: Date, proactive: Bool) -> RequestAction {
+        /// Starts a refresh (or acquire, or the end of the session) for `waiter`. `rejected`:
+        /// the server rejected the current token; otherwise the token only expires soon (or
+        /// looks expired by this device's clock), and the refresh is a healthy session's
+        /// scheduled one.
+        private mutating func startRenewal(for waiter: WaiterID, now: Date, rejected: Bool) -> RequestAction {
             let operation: Operation
             if let token, token.refreshToken != nil {
                 operation = .refresh(token)
@@ -234,17 +237,32 @@ extension AuthSession {
             if let window {
                 // A NaN interval would never let a start age out: it counts as the default.
                 let interval = window.interval.isNaN ? RefreshWindow().interval : window.interval
-                refreshStarts.removeAll { now.timeIntervalSince($0) >= interval }
-                if refreshStarts.count >= window.maximumAttempts {
+                loopRefreshes.removeAll { now.timeIntervalSince($0) >= interval }
+                if loopRefreshes.count >= window.maximumAttempts {
                     // A token the server has not rejected is still worth a try: only the server
                     // knows whether it has expired (a lifetime too short to keep up with, or a
                     // wrong clock, must not lock the user out).
-                    if proactive, let token { return .answer(.success(token)) }
+                    if !rejected, let token { return .answer(.success(token)) }
                     return .answer(.failure(.excessiveRefresh))
                 }
-                refreshStarts.append(now)
+                if rejected, rejectedWhileFresh(now: now) { loopRefreshes.append(now) }
             }
             return begin(operation, for: waiter)
+        }
+
+        /// Whether the server rejected the current token while it was fresh: in the first half
+        /// of its lifetime, when this session knows the lifetime and the token's age — the sign
+        /// of a server that rejects every token it issues, which ``RefreshWindow`` exists to
+        /// stop. A healthy session's tokens are rejected, if ever, near their expiry (they are
+        /// renewed proactively from half their lifetime on); a token whose lifetime or age is
+        /// unknown counts as fresh.
+        private func rejectedWhileFresh(now: Date) -> Bool {
+            guard let token else { return true }
+            let issuedAt = token.issuedAt ?? arrivedAt
+            guard let issuedAt, let expiresAt = token.expiresAt else { return true }
+            let lifetime = expiresAt.timeIntervalSince(issuedAt)
+            guard lifetime.isFinite, lifetime > 0 else { return true }
+            return now.timeIntervalSince(issuedAt) < lifetime / 2
         }
 
         private mutating func begin(_ operation: Operation, for waiter: WaiterID) -> RequestAction {
@@ -318,7 +336,7 @@ extension AuthSession {
             adopt(newToken)
             generation = newGeneration
             phase = .idle
-            refreshStarts.removeAll()
+            loopRefreshes.removeAll()
             return ReplaceAction(
                 event: .signedIn, waiters: inFlight?.waiters ?? [], result: .success(newToken), cancel: inFlight?.id)
         }

@@ -81,8 +81,10 @@ public actor AuthSession {
     ///   - acquire: gets a first token with no user action, when there is none (or none that
     ///     can be refreshed); `nil` means a sign-in is needed.
     ///   - now: the clock that decides expiry (tests drive it).
-    ///   - refreshWindow: at most this many refreshes in this interval, then
-    ///     ``AuthenticationError/excessiveRefresh``; `nil` turns the guard off.
+    ///   - refreshWindow: at most this many refreshes after the server rejected a fresh token
+    ///     (one in the first half of its lifetime) in this interval, then
+    ///     ``AuthenticationError/excessiveRefresh``; scheduled refreshes never count. `nil`
+    ///     turns the guard off.
     ///   - refreshTimeout: seconds after which the requests waiting for a refresh fail with
     ///     ``AuthenticationError/refreshFailed(_:)`` (``RefreshTimeout``). The refresh itself
     ///     goes on: its refresh token has reached the server, so it is never sent a second
@@ -281,27 +283,43 @@ public actor AuthSession {
     /// actor: a renewal may start or end a moment later.
     nonisolated var isRenewing: Bool { state.withValue { $0.isBusy } }
 
-    /// When a refresh (or acquire) is under way, waits for it and returns what
-    /// ``validToken(minimumValidity:)`` would have; otherwise returns `nil` at once and
-    /// starts nothing.
+    /// When a refresh (or acquire) is under way, waits for it and returns its failure — what
+    /// ``validToken(minimumValidity:)`` would have thrown — or `nil` once it succeeded;
+    /// otherwise returns `nil` at once and starts nothing.
     ///
     /// ``RefreshableProvider`` calls it before it builds a request, so that a request waiting
-    /// for a token keeps only its target and this frame alive (about a kilobyte over a bare
-    /// suspended task), not its pipeline. Cancellation answers ``AuthenticationError/cancelled``
-    /// at once; the renewal goes on.
-    func tokenAfterRenewal(minimumValidity: TimeInterval) async -> Result<OAuthToken, AuthenticationError>? {
+    /// for a token keeps only its target and these small frames alive (about a kilobyte over a
+    /// bare suspended task), not its pipeline. Everything the decision needs (the machine's
+    /// action, which holds tokens) stays in ``joinRenewal(_:minimumValidity:_:)``, a
+    /// synchronous function, off the async frames that wait; the continuation carries only the
+    /// failure. Cancellation answers ``AuthenticationError/cancelled`` at once; the renewal
+    /// goes on.
+    func waitForRenewal(minimumValidity: TimeInterval) async -> AuthenticationError? {
         guard isRenewing else { return nil }
         let id = waiters.makeID()
-        let now = now()
-        let action = state.withValue { $0.requestToken(waiter: id, minimumValidity: minimumValidity, now: now) }
-        if let answer = immediateAnswer(action) { return answer }
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
-                waiters.register(id, light: continuation)
-                perform(action)
+                joinRenewal(id, minimumValidity: minimumValidity, continuation)
             }
         } onCancel: {
             waiters.cancel(id)
+        }
+    }
+
+    /// Registers the light waiter `id`, then answers it at once (the renewal ended meanwhile)
+    /// or performs what the machine decided. Registered first even for an answer at once, so
+    /// that a cancellation that came earlier is consumed by the waiter table as for any waiter.
+    @inline(never)
+    private func joinRenewal(
+        _ id: UInt64, minimumValidity: TimeInterval, _ continuation: TokenWaiters.LightContinuation
+    ) {
+        let now = now()
+        let action = state.withValue { $0.requestToken(waiter: id, minimumValidity: minimumValidity, now: now) }
+        waiters.register(id, light: continuation)
+        if case .answer(let result) = action {
+            waiters.resume(id, with: mapped(result))
+        } else {
+            perform(action)
         }
     }
 

@@ -11,8 +11,9 @@ public enum AuthenticationError: Error {
     /// Refreshing failed for a reason that may pass (network, time-out, 5xx, an unreadable
     /// answer); the stored refresh token was kept and the next request tries again.
     case refreshFailed(any Error)
-    /// More refreshes than the session's ``RefreshWindow`` allows: the server keeps
-    /// rejecting fresh tokens, so Courier stops instead of looping.
+    /// The server kept rejecting tokens it had just issued, more often than the session's
+    /// ``RefreshWindow`` (its `refreshWindow:` parameter) allows, so Courier stops instead of
+    /// looping. Scheduled refreshes of a healthy session never count toward that limit.
     case excessiveRefresh
     /// The token endpoint's answer is not a valid RFC 6749 token response.
     case invalidTokenResponse

@@ -42,9 +42,12 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     /// - Parameters:
     ///   - auth: the session whose token signs requests.
     ///   - refreshPolicy: what counts as a rejected token (default: 401).
-    ///   - authPlugin: the signing plugin; by default the first ``AuthPlugin`` in `plugins`,
-    ///     else `AuthPlugin(auth: auth)`. It runs first, before every other plugin. Pass one
-    ///     to change the leeway or allowed hosts.
+    ///   - authPlugin: the signing plugin's settings — its ``AuthPlugin/refreshLeeway`` and
+    ///     ``AuthPlugin/allowedHosts``; by default those of the first ``AuthPlugin`` in
+    ///     `plugins`, else `AuthPlugin(auth: auth)`'s. The provider signs with `auth`, always:
+    ///     a plugin made for another session lends its settings only, so the session that
+    ///     signs, refreshes and is waited on is the one ``auth`` names. The signing plugin runs
+    ///     first, before every other plugin.
     ///   - endpointClosure: maps a target to its endpoint, as for ``Provider``.
     ///   - requestClosure: builds the `URLRequest`, as for ``Provider``.
     ///   - stubClosure: stubbing per target, as for ``Provider``.
@@ -52,7 +55,11 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     ///   - transport: what sends real requests, as for ``Provider``.
     ///   - retryPolicy: retries transient failures, as for ``Provider``; counted apart from
     ///     the token replays.
-    ///   - plugins: your plugins; they run after the signing plugin.
+    ///   - plugins: your plugins; they run after the signing plugin. An ``AuthPlugin`` among
+    ///     them is not installed as a plugin of its own (a request is signed once, by the
+    ///     provider's signing plugin): when `authPlugin` is `nil` the first one lends its
+    ///     settings, and every other one — all of them when `authPlugin` is given — is
+    ///     dropped.
     ///   - trackInflights: identical requests in flight together share one call, as for
     ///     ``Provider``; a shared call is refreshed and replayed once for all its callers.
     ///   - maxRequestsPerHost: at most this many calls to one host at a time, as for
@@ -75,8 +82,12 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     ) {
         self.auth = auth
         self.refreshPolicy = refreshPolicy
-        // A signing plugin passed among `plugins` counts as given too; either way it runs first.
-        let signing = authPlugin ?? plugins.lazy.compactMap { $0 as? AuthPlugin }.first ?? AuthPlugin(auth: auth)
+        // One session signs: `auth`. A signing plugin given (or passed among `plugins`) lends
+        // its settings; either way the signing plugin runs first.
+        let settings = authPlugin ?? plugins.lazy.compactMap { $0 as? AuthPlugin }.first
+        let signing =
+            settings.map { AuthPlugin(auth: auth, refreshLeeway: $0.refreshLeeway, allowedHosts: $0.allowedHosts) }
+            ?? AuthPlugin(auth: auth)
         self.signing = signing
         super.init(
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
@@ -94,24 +105,32 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     ///   the refresh fails (``AuthenticationError/sessionExpired`` when the user must sign
     ///   in again); ``CourierError/cancelled``.
     nonisolated(nonsending) open override func request(_ target: Target) async throws(CourierError) -> Response {
-        let erased: any TargetType = target
-        let authorization = erased.resolvedAuthorizationType
+        let authorization = (target as any TargetType).resolvedAuthorizationType
         // A request that arrives while the token is being renewed waits here, before anything
-        // is built: it then keeps about a kilobyte alive instead of its whole pipeline (the
-        // endpoint, the URLRequest, every frame down to the signing plugin).
+        // is built: this frame holds the target and little else, instead of the whole call (the
+        // endpoint, the URLRequest, every frame down to the signing plugin) — see
+        // BENCHMARKS.md, "Requests queued behind a slow refresh".
         var renewalFailure: AuthenticationError?
-        if authorization != nil, signing.auth.isRenewing,
-            case .failure(let error)? = await signing.auth.tokenAfterRenewal(minimumValidity: signing.refreshLeeway)
-        {
-            switch error {
-            case .cancelled: break  // The pipeline sees it and reports it as for any cancelled request.
-            default: renewalFailure = error
-            }
+        if authorization != nil, auth.isRenewing {
+            renewalFailure = await auth.waitForRenewal(minimumValidity: signing.refreshLeeway)
+            // A cancelled wait is left to the pipeline, which reports it as for any cancelled
+            // request.
+            if case .cancelled? = renewalFailure { renewalFailure = nil }
         }
+        return try await request(target, authorization: authorization, renewalFailure: renewalFailure)
+    }
+
+    /// Builds the call for `target` and sends it, holding its host slot through the refresh
+    /// and replay. Never inlined: its frame, which holds the call, exists only once the
+    /// request no longer waits for a renewal.
+    @inline(never)
+    nonisolated(nonsending) private func request(
+        _ target: Target, authorization: AuthorizationType?, renewalFailure: AuthenticationError?
+    ) async throws(CourierError) -> Response {
         var call = makeCall(for: target, authorization: .some(authorization))
         if let renewalFailure {
             call.signing.renewalFailure = SigningState.RenewalFailure(
-                session: ObjectIdentifier(signing.auth), error: renewalFailure)
+                session: ObjectIdentifier(auth), error: renewalFailure)
         }
         // The call keeps its slot of `maxRequestsPerHost` through its refresh and replay.
         if let hostGate, !hostGate.isHeldByCurrentTask(call.host) {
@@ -138,11 +157,11 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
             }
             let fresh: OAuthToken
             do {
-                fresh = try await signing.auth.refresh(rejecting: rejected)
+                fresh = try await auth.refresh(rejecting: rejected)
             } catch {
                 throw CourierError(error)
             }
-            call.signing.replacement = SigningState.Credential(session: ObjectIdentifier(signing.auth), token: fresh)
+            call.signing.replacement = SigningState.Credential(session: ObjectIdentifier(auth), token: fresh)
             call.replays += 1
             if refreshPolicy.replayDelay > 0 {
                 do {
@@ -163,7 +182,7 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
         -> OAuthToken?
     {
         guard call.replays < refreshPolicy.maxReplays, call.isReplayable,
-            let credential = call.signing.credential, credential.session == ObjectIdentifier(signing.auth)
+            let credential = call.signing.credential, credential.session == ObjectIdentifier(auth)
         else { return nil }
         let response: Response
         switch result {

@@ -20,7 +20,9 @@ extension AuthenticationError: CustomStringConvertible, CustomDebugStringConvert
                 "Refreshing the access token failed (the refresh token was kept): "
                     + ErrorText.describe(error, redaction: redaction))
         case .excessiveRefresh:
-            "The access token was refreshed too often in a short time; giving up to avoid a loop."
+            "The server kept rejecting access tokens it had just issued: more refreshes after such a rejection than"
+                + " the session's refresh limit allows (AuthSession's refreshWindow: parameter, by default"
+                + " RefreshWindow(interval: 30, maximumAttempts: 5)); giving up to avoid a refresh loop."
         case .invalidTokenResponse: "The token endpoint's answer is not a valid token response."
         case .cancelled: "Waiting for the access token was cancelled."
         case .storeUnavailable(let error):

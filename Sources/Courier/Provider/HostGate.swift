@@ -118,16 +118,6 @@ final class HostGate: Sendable {
         next?.resume(returning: true)
     }
 
-    /// The number of calls waiting for a slot, for tests.
-    var waitingCount: Int {
-        state.withValue { $0.waiters.count }
-    }
-
-    /// The number of slots held, for tests.
-    var activeCount: Int {
-        state.withValue { $0.lanes.values.reduce(0) { $0 + $1.active } }
-    }
-
     // MARK: Private
 
     /// A slot at once, when one is free and nobody is waiting (no suspension at all).

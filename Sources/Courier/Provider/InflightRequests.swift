@@ -25,16 +25,6 @@ final class InflightRequests: Sendable {
 
     private let state = Locked(State())
 
-    /// The number of calls under way, for tests.
-    var count: Int {
-        state.withValue { $0.calls.count }
-    }
-
-    /// The number of callers waiting for a call, for tests.
-    var waiterCount: Int {
-        state.withValue { $0.calls.values.reduce(0) { $0 + $1.waiters.count } }
-    }
-
     /// The result of the call for `identity`: the one in flight, or a new one, the task that
     /// `start` returns (the caller makes it, so that it runs on the caller's actor). A
     /// cancelled caller gets ``CourierError/cancelled`` at once; the call itself is cancelled

@@ -71,14 +71,16 @@ struct AuthStateMachineHostileTests {
         var m = Machine(
             token: OAuthToken(accessToken: "A", refreshToken: "R", expiresAt: t0 + 1, issuedAt: t0),
             window: RefreshWindow(interval: 30, maximumAttempts: 2), canAcquire: false)
-        var now = t0 + 2
+        var now = t0 + 0.1
         for round in 0..<2 {
-            // Every new token "expires" at once: a server whose lifetimes are too short.
-            let id = try #require(m.requestToken(waiter: UInt64(round), minimumValidity: 0, now: now).started)
+            // The server rejects each token it just issued: the window fills.
+            let rejected = m.token?.accessToken
+            let id = try #require(m.requestRefresh(waiter: UInt64(round), rejecting: rejected, now: now).started)
             let new = OAuthToken(accessToken: "T\(round)", refreshToken: "R", expiresAt: now + 1, issuedAt: now)
             _ = m.operationFinished(id, outcome: .renewed(new, generation: UInt64(round + 2)), now: now)
-            now += 2
+            now += 0.1
         }
+        now += 2
         let current = try #require(m.token)
         // Due by the clock, window spent: the server decides, nobody is locked out.
         #expect(m.requestToken(waiter: 10, minimumValidity: 0, now: now) == .answer(.success(current)))

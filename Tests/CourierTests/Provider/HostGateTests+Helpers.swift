@@ -157,3 +157,41 @@ final class NestedRequestPlugin: PluginType, Sendable {
         return request
     }
 }
+
+/// Shows, through the pipeline alone, that every slot of a provider's `maxRequestsPerHost`
+/// is free (no production counter): once armed by ``expectFreeSlots(_:send:)``, it holds each
+/// request in `prepare` — where the request already holds its slot — until `count` requests
+/// are there at once. A leaked slot keeps one of them out, and the suite's time limit ends the
+/// test.
+final class SlotProbe: PluginType, Sendable {
+    private struct State {
+        var armedFor = 0
+        var inside = 0
+    }
+
+    private let state = LockIsolated(State())
+
+    func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+        let count = state.withValue { state -> Int in
+            guard state.armedFor > 0 else { return 0 }
+            state.inside += 1
+            return state.armedFor
+        }
+        guard count > 0 else { return request }
+        _ = try await state.wait { $0.inside >= count }
+        return request
+    }
+
+    /// Runs `send` `count` times at once (with 0..<count); they all get past `prepare` only
+    /// when `count` of them hold a slot together.
+    func expectFreeSlots(_ count: Int, send: @escaping @Sendable (Int) async throws -> Void) async throws {
+        state.withValue { $0 = State(armedFor: count, inside: 0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<count {
+                group.addTask { try await send(index) }
+            }
+            try await group.waitForAll()
+        }
+        state.withValue { $0 = State() }
+    }
+}
