@@ -38,6 +38,10 @@
         /// decoded as `D` (``request(_:as:decoder:)``'s rules), for CombineMoya's
         /// `requestPublisher(_:).map(D.self)`.
         ///
+        /// The body is decoded on `callbackQueue` (the main queue by default), so a model whose
+        /// `Decodable` conformance is main-actor isolated (an Xcode 26 app's default) decodes
+        /// where it belongs; with another queue, give such a model a `nonisolated` conformance.
+        ///
         /// ```swift
         /// provider.requestPublisher(.user, as: User.self)
         ///     .sink(receiveCompletion: { _ in }, receiveValue: { user in self.name = user.name })
@@ -50,16 +54,14 @@
         ///   - decoder: the decoder.
         ///   - callbackQueue: where the value and the completion are delivered; defaults to the
         ///     provider's ``callbackQueue``, then the main queue.
-        ///   - isolation: the caller's actor, where the request is built and decoded.
-        public func requestPublisher<D: Decodable & Sendable>(
+        ///   - isolation: the caller's actor, where the request is built.
+        public func requestPublisher<D: Decodable>(
             _ target: Target, as type: D.Type = D.self, decoder: JSONDecoder = JSONDecoder(),
             callbackQueue: DispatchQueue? = nil, isolation: isolated (any Actor)? = #isolation
         ) -> AnyPublisher<D, CourierError> {
-            RequestPublisher(
-                operation: publisherOperation(target, as: type, decoder: decoder),
-                queue: callbackQueue ?? self.callbackQueue ?? .main
-            )
-            .eraseToAnyPublisher()
+            RequestPublisher(operation: publisherOperation(target), queue: callbackQueue ?? self.callbackQueue ?? .main)
+                .flatMap { response in Provider.decoded(response, as: type, decoder: decoder).publisher }
+                .eraseToAnyPublisher()
         }
     }
 #endif

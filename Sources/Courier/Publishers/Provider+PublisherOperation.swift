@@ -12,19 +12,15 @@ extension Provider {
         }
     }
 
-    /// The request behind `requestPublisher(_:as:decoder:callbackQueue:)`: sends `target` and
-    /// decodes a successful body as `D`, as ``request(_:as:decoder:)`` does, on the caller's
-    /// actor.
-    package func publisherOperation<D: Decodable & Sendable>(
-        _ target: Target, as type: D.Type, decoder: JSONDecoder, isolation: isolated (any Actor)? = #isolation
-    ) -> RequestSubscriptionCore<D>.Operation {
-        RequestSubscriptionCore.operation {
-            _ = isolation  // The request is built and decoded on the caller's actor.
-            do throws(CourierError) {
-                return .success(try await self.request(target, as: type, decoder: decoder))
-            } catch {
-                return .failure(error)
-            }
+    /// What `requestPublisher(_:as:decoder:callbackQueue:)` makes of a response:
+    /// ``request(_:as:decoder:)``'s rules (a non-2xx answer is ``CourierError/statusCode(_:)``,
+    /// then the body is decoded as `D`). `D` need not be `Sendable`, nor its conformance
+    /// nonisolated: it is decoded where the response is delivered.
+    package static func decoded<D: Decodable>(_ response: Response, as type: D.Type, decoder: JSONDecoder)
+        -> Result<D, CourierError>
+    {
+        Result { () throws(CourierError) -> D in
+            try response.filterSuccessfulStatusCodes().map(type, using: decoder)
         }
     }
 }

@@ -131,7 +131,7 @@ struct RequestSubscriptionCoreTests {
         #expect(events.value.isEmpty)
     }
 
-    @Test("through a provider: the response, then the end; a decoding variant decodes")
+    @Test("through a provider: the response, then the end; the decoding variant follows request(_:as:)'s rules")
     func throughProvider() async throws {
         let provider = Provider<TestAPI>(
             transport: ClosureTransport { request in
@@ -148,17 +148,18 @@ struct RequestSubscriptionCoreTests {
         try await ended.wait()
         #expect(responses.value == [200])
 
-        struct User: Decodable, Sendable { let name: String }
-        let names = LockIsolated<[String]>([])
-        let decodedEnd = Gate()
-        let decoding = RequestSubscriptionCore<User>(
-            operation: provider.publisherOperation(.user(id: 1), as: User.self, decoder: JSONDecoder()),
-            schedule: { delivery in delivery() },
-            receive: { user in names.withValue { $0.append(user.name) } },
-            finish: { error in if error == nil { decodedEnd.open() } })
-        decoding.request(1)
-        try await decodedEnd.wait()
-        #expect(names.value == ["Ada"])
+        struct User: Decodable { let name: String }
+        let response = try await provider.request(.user(id: 1))
+        let user = try Provider<TestAPI>.decoded(response, as: User.self, decoder: JSONDecoder()).get()
+        #expect(user.name == "Ada")
+        let rejected = Response(statusCode: 404, data: Data(), request: response.request)
+        let failure = Provider<TestAPI>.decoded(rejected, as: User.self, decoder: JSONDecoder())
+        #expect(throws: CourierError.self) { try failure.get() }
+        if case .failure(let error) = failure { #expect(error.response?.statusCode == 404) }
+        let garbled = Response(statusCode: 200, data: Data("{".utf8), request: response.request)
+        #expect(throws: CourierError.self) {
+            try Provider<TestAPI>.decoded(garbled, as: User.self, decoder: JSONDecoder()).get()
+        }
     }
 
     @Test("through a provider: each subscription sends the request again (so retry resends)")
