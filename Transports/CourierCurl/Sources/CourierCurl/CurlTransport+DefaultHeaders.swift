@@ -25,7 +25,7 @@ extension CurlTransport {
         #else
         let system = "\(os.majorVersion).\(os.minorVersion).\(os.patchVersion)"
         #endif
-        let line = "\(app) (\(system)) \(CourierVersion.product) CurlTransport libcurl/\(CurlVersion.current)"
+        let line = "\(app) (\(system)) \(CourierRelease.product) CurlTransport libcurl/\(CurlVersion.current)"
         return visibleASCII(line)
     }()
 

@@ -1,5 +1,8 @@
 import Foundation
 
+// Not `CourierVersion`: Swift's symbol graph (and so DocC) leaves out a type named after its
+// module followed by "Version", as it does the C `<Module>VersionNumber` of a framework.
+
 /// The version of Courier you are building with: the one `CHANGELOG.md` describes at its top
 /// and the one to pin, `.package(url: …, from: "1.4.0")`.
 ///
@@ -7,14 +10,14 @@ import Foundation
 /// (``product``), so a server's logs tell which Courier sent a request.
 ///
 /// ```swift
-/// print("Courier \(CourierVersion.current)")  // Courier 1.4.0
+/// print("Courier \(CourierRelease.version)")  // Courier 1.4.0
 /// ```
-public enum CourierVersion {
+public enum CourierRelease {
     /// The version, as semantic versioning spells it: `1.4.0`.
-    public static let current = "1.4.0"
+    public static let version = "1.4.0"
 
     /// The product token for a `User-Agent`: `Courier/1.4.0`.
-    public static let product = "Courier/\(current)"
+    public static let product = "Courier/\(version)"
 
     /// A default `User-Agent` as Alamofire builds one: the app's name and version, the
     /// operating system, then Courier and the transport, for example
