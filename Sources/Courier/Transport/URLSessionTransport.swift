@@ -146,6 +146,7 @@ public final class URLSessionTransport: HTTPTransport {
         let configuration = URLSessionConfiguration.default
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpAdditionalHeaders = ["User-Agent": defaultUserAgent]
         return configuration
     }
 

@@ -17,6 +17,7 @@ import Testing
 
 enum AppAPI {
     case me
+    case feed
     case post(Draft)
 }
 
@@ -25,18 +26,19 @@ extension AppAPI: TargetType {
     var path: String {
         switch self {
         case .me: "me"
+        case .feed: "feed"
         case .post: "posts"
         }
     }
     var method: HTTPMethod {
         switch self {
-        case .me: .get
+        case .me, .feed: .get
         case .post: .post
         }
     }
     var task: RequestTask {
         switch self {
-        case .me: .requestPlain
+        case .me, .feed: .requestPlain
         case .post(let draft): .requestJSONEncodable(draft)
         }
     }
@@ -73,6 +75,72 @@ final class MeModel {
                 self.name = (try? response.map(Me.self).name) ?? ""
             }
         }
+    }
+}
+
+struct FeedItem: Decodable { let title: String }
+
+@MainActor  // sample scaffold
+@Observable
+final class HomeModel {
+    var name = ""
+    var items: [FeedItem] = []
+    let provider: Provider<AppAPI>
+
+    init(provider: Provider<AppAPI>) {
+        self.provider = provider
+    }
+
+    func load() async throws {
+        async let me = profile()
+        async let feed = feedItems()
+        let (profile, items) = try await (me, feed)
+        name = profile.name
+        self.items = items
+    }
+
+    func loadInAGroup() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.showProfile() }
+            group.addTask { try await self.showFeed() }
+            try await group.waitForAll()
+        }
+    }
+
+    private func showProfile() async throws {
+        name = try await profile().name
+    }
+
+    private func showFeed() async throws {
+        items = try await feedItems()
+    }
+
+    private func profile() async throws(CourierError) -> Me {
+        try await provider.request(.me, as: Me.self)
+    }
+
+    private func feedItems() async throws(CourierError) -> [FeedItem] {
+        try await provider.request(.feed, as: [FeedItem].self)
+    }
+}
+
+@MainActor  // sample scaffold
+@Observable
+final class SessionModel {
+    var showsLogin = false
+    @ObservationIgnored private var watcher: Task<Void, Never>?
+
+    init(session: AuthSession) {
+        let events = session.events
+        watcher = Task { [weak self] in
+            for await event in events where event == .sessionExpired {
+                self?.showsLogin = true
+            }
+        }
+    }
+
+    isolated deinit {
+        watcher?.cancel()
     }
 }
 
@@ -175,6 +243,44 @@ struct ConcurrencySamples {
         // The handler runs on the main actor after the request: wait for the model to change.
         for await _ in Observations({ model.isLoading }) where !model.isLoading { break }
         #expect(model.name == "Ada")
+    }
+
+    @Test("a main-actor view model sends two requests at once, with async let and with a task group")
+    @MainActor
+    func concurrentRequests() async throws {
+        let transport = GatedTransport(
+            answering: ClosureTransport { request in
+                let body = request.urlRequest.url?.path == "/me" ? #"{"name":"Ada"}"# : #"[{"title":"one"}]"#
+                return Response(statusCode: 200, data: Data(body.utf8), request: request.urlRequest)
+            })
+        let model = HomeModel(provider: Provider(transport: transport))
+        let loading = Task { try await model.load() }
+        // Both requests wait at the gate together: they are in flight at once.
+        try await transport.waitForWaitingRequests(2)
+        transport.open()
+        try await loading.value
+        #expect(model.name == "Ada")
+        #expect(model.items.map(\.title) == ["one"])
+
+        let grouped = HomeModel(provider: Provider(transport: transport))
+        try await grouped.loadInAGroup()
+        #expect(grouped.name == "Ada")
+        #expect(grouped.items.count == 1)
+    }
+
+    @Test("a session watcher shows the login on expiry, and its model's isolated deinit runs")
+    @MainActor
+    func sessionWatcher() async throws {
+        let session = AuthSession(
+            store: InMemoryTokenStore(OAuthToken(accessToken: "a", refreshToken: "r")),
+            refresh: { _ in throw AuthenticationError.sessionExpired })
+        var model: SessionModel? = SessionModel(session: session)
+        weak let watched = model
+        _ = try? await session.refresh(rejecting: OAuthToken(accessToken: "a", refreshToken: "r"))
+        for await _ in Observations({ watched?.showsLogin ?? true }) where watched?.showsLogin ?? true { break }
+        #expect(model?.showsLogin == true)
+        model = nil
+        #expect(watched == nil)
     }
 
     @Test("an actor sends requests for a nonisolated target; generic code sends many")

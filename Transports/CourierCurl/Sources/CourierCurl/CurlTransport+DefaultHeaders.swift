@@ -2,13 +2,14 @@
 #if CurlTransport
 
 import CCurl
+import Courier
 import Foundation
 
 extension CurlTransport {
     /// The `User-Agent` a request carries when neither it nor the
     /// ``Configuration/userAgent`` says otherwise: the app's name and version, the operating
     /// system, and the client stack, as Alamofire builds it:
-    /// `MyService/1.4 (Linux 6.1.0) Courier CurlTransport libcurl/7.88.1`.
+    /// `MyService/1.4 (Linux 6.1.0) Courier/1.4.0 CurlTransport libcurl/7.88.1`.
     ///
     /// The app's name is the process's; its version is the main bundle's
     /// `CFBundleShortVersionString` when there is one (an executable on Linux has none,
@@ -24,7 +25,7 @@ extension CurlTransport {
         #else
         let system = "\(os.majorVersion).\(os.minorVersion).\(os.patchVersion)"
         #endif
-        let line = "\(app) (\(system)) Courier CurlTransport libcurl/\(CurlVersion.current)"
+        let line = "\(app) (\(system)) \(CourierRelease.product) CurlTransport libcurl/\(CurlVersion.current)"
         return visibleASCII(line)
     }()
 

@@ -26,7 +26,7 @@ struct CurlDefaultsTests {
         let name = ProcessInfo.processInfo.processName
         #expect(sent.header("User-Agent") == CurlTransport.defaultUserAgent)
         #expect(CurlTransport.defaultUserAgent.hasPrefix(name))
-        #expect(CurlTransport.defaultUserAgent.contains("Courier CurlTransport libcurl/"))
+        #expect(CurlTransport.defaultUserAgent.contains("\(CourierRelease.product) CurlTransport libcurl/"))
         #expect(sent.header("Accept-Encoding")?.contains("gzip") == true)
         #expect(sent.header("Accept-Language") == CurlTransport.defaultAcceptLanguage)
         #expect(!CurlTransport.defaultAcceptLanguage.isEmpty)
