@@ -6,8 +6,9 @@ the openssl CLI only).
 
 Makes a throw-away self-signed certificate for 127.0.0.1. On its first connection it waits until
 <expected requests> requests have arrived, answers the lowest-numbered stream only, then sends
-GOAWAY with that stream as the last one processed and closes the connection: every other stream
-was never processed, as the server declares. Every later connection is served normally. Prints
+GOAWAY with that stream as the last one processed, and processes nothing more on it (it stays open
+until the client closes it, as a graceful shutdown does): every other stream was never processed,
+as the server declares. Every later connection is served normally. Prints
 
     READY port=<https port> count=<http port> cert=<path of its certificate (PEM)>
 
@@ -145,6 +146,7 @@ def serve(sock):
             return
         sock.sendall(frame(SETTINGS, 0, 0, struct.pack(">HI", 0x3, 100)))  # MAX_CONCURRENT_STREAMS 100
         blocks, methods, complete = {}, {}, []
+        going_away = False
         while True:
             kind, flags, stream, payload = read_frame(sock)
             if kind == SETTINGS and not flags & ACK:
@@ -175,17 +177,22 @@ def serve(sock):
                     complete.append(stream)
             elif kind == GOAWAY:
                 return
-            if not first:
+            if going_away:
+                complete.clear()  # streams after GOAWAY are never processed
+            elif not first:
                 for stream in complete:
                     record(methods[stream])
                     respond(sock, stream, methods[stream])
                 complete.clear()
             elif len(complete) >= expected:
+                # A graceful shutdown, as nginx does it: the last processed stream is answered,
+                # GOAWAY names it, and the connection stays open until the client closes it.
                 last = min(complete)
                 record(methods[last])
                 respond(sock, last, methods[last])
                 sock.sendall(frame(GOAWAY, 0, 0, struct.pack(">II", last, 0)))
-                return
+                going_away = True
+                complete.clear()
     except (ConnectionError, OSError, ssl.SSLError):
         pass
     finally:

@@ -19,7 +19,10 @@ struct LibcurlFailureTextTests {
             "SSL: no alternative certificate subject name matches target host name '127.0.0.1'",
             .serverCertificateUntrusted
         ),
-        ("SSL: certificate subject name 'a.example' does not match target host name 'b.example'", .serverCertificateUntrusted),
+        (
+            "SSL: certificate subject name 'a.example' does not match target host name 'b.example'",
+            .serverCertificateUntrusted
+        ),
         ("SSL certificate problem: certificate revoked", .serverCertificateUntrusted),
         ("SSL peer certificate or SSH remote key was not OK", .serverCertificateUntrusted),
     ]
@@ -56,7 +59,8 @@ struct LibcurlFailureTextTests {
         #expect(proxyAuth?.code == .userAuthenticationRequired)
         #expect(proxyAuth?.reason.contains("407 Proxy Authentication Required") == true)
         #expect(proxyAuth?.reason.contains("proxy credentials") == true)
-        #expect(ProxyRefusal(libcurlMessage: "CONNECT tunnel failed, response 401")?.code == .userAuthenticationRequired)
+        #expect(
+            ProxyRefusal(libcurlMessage: "CONNECT tunnel failed, response 401")?.code == .userAuthenticationRequired)
         #expect(ProxyRefusal(libcurlMessage: "CONNECT tunnel failed, response 403")?.code == .cannotConnectToHost)
         #expect(
             ProxyRefusal(libcurlMessage: "Received HTTP code 407 from proxy after CONNECT")?.code

@@ -37,7 +37,9 @@ struct ProxyRefusalTests {
         #expect(!result.line.contains("connection was lost"), "\(result.line)")
     }
 
-    @Test("a proxy answering CONNECT with 403 is a refusal too: cannotConnectToHost saying so", arguments: TransportUnderTest.allCases)
+    @Test(
+        "a proxy answering CONNECT with 403 is a refusal too: cannotConnectToHost saying so",
+        arguments: TransportUnderTest.allCases)
     func forbiddenTunnel(_ kind: TransportUnderTest) async throws {
         let proxy = try await HelperServer.start("refusing_proxy.py", arguments: ["403"])
         defer { proxy.stop() }
