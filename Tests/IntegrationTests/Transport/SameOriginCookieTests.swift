@@ -45,7 +45,21 @@ struct SameOriginCookieTests {
         "a same-origin redirect that sets a cookie of its own keeps the caller's Cookie header all the same",
         arguments: TransportUnderTest.allCases, [301, 302, 303, 307, 308])
     func sameOriginWithSetCookieKeepsCookie(_ kind: TransportUnderTest, status: Int) async throws {
-        let provider = Provider<ServerAPI>(transport: kind.make(timeout: 30))
+        // A cookie storage of this test's own: corelibs' storage matches cookies by host alone,
+        // so the cookie the redirect sets would reach every other test's requests to 127.0.0.1.
+        let storage = HTTPCookieStorage.sharedCookieStorage(
+            forGroupContainerIdentifier: "courier-cookie-test-\(UUID().uuidString)")
+        defer { storage.removeCookies(since: .distantPast) }
+        let transport: any HTTPTransport
+        if kind == .urlSession {
+            let configuration = URLSessionTransport.defaultConfiguration()
+            configuration.timeoutIntervalForRequest = 30
+            configuration.httpCookieStorage = storage
+            transport = URLSessionTransport(configuration: configuration)
+        } else {
+            transport = kind.make(timeout: 30)
+        }
+        let provider = Provider<ServerAPI>(transport: transport)
         // The cookie's path is this test's own, so no other test's request carries it.
         let path = "/echo/set-cookie-\(UUID().uuidString)"
         let echo = try await provider.request(
