@@ -47,8 +47,8 @@ struct SameOriginCookieTests {
     func sameOriginWithSetCookieKeepsCookie(_ kind: TransportUnderTest, status: Int) async throws {
         // A cookie storage of this test's own: corelibs' storage matches cookies by host alone,
         // so the cookie the redirect sets would reach every other test's requests to 127.0.0.1.
-        let storage = HTTPCookieStorage.sharedCookieStorage(
-            forGroupContainerIdentifier: "courier-cookie-test-\(UUID().uuidString)")
+        // (One identifier for every run: corelibs keeps an empty file per identifier.)
+        let storage = HTTPCookieStorage.sharedCookieStorage(forGroupContainerIdentifier: "courier-cookie-test")
         defer { storage.removeCookies(since: .distantPast) }
         let transport: any HTTPTransport
         if kind == .urlSession {
