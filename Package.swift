@@ -24,7 +24,9 @@ let package = Package(
         .target(name: "CourierTesting", dependencies: ["Courier"]),
         // Starts and drives the Python test server (Tests/Server/server.py); used by the
         // integration tests and by the RefreshDemo executable. Not a product.
-        .target(name: "CourierTestServer", path: "Tests/Server", exclude: [
+        .target(
+            name: "CourierTestServer", path: "Tests/Server",
+            exclude: [
                 "server.py", "h2_front.py", "certificate_faults.py", "refusing_proxy.py", "h2_goaway.py", "README.md",
             ]),
         // The test server's token endpoint as a target, written once for the integration tests,
