@@ -24,7 +24,11 @@ let package = Package(
         .target(name: "CourierTesting", dependencies: ["Courier"]),
         // Starts and drives the Python test server (Tests/Server/server.py); used by the
         // integration tests and by the RefreshDemo executable. Not a product.
-        .target(name: "CourierTestServer", path: "Tests/Server", exclude: ["server.py", "h2_front.py", "README.md"]),
+        .target(
+            name: "CourierTestServer", path: "Tests/Server",
+            exclude: [
+                "server.py", "h2_front.py", "certificate_faults.py", "refusing_proxy.py", "h2_goaway.py", "README.md",
+            ]),
         // The test server's token endpoint as a target, written once for the integration tests,
         // the soak, the benchmarks and RefreshDemo. Not a product; unlike CourierTestServer
         // (which the CourierCurl package also compiles), it depends on Courier.
@@ -74,6 +78,9 @@ let package = Package(
             dependencies: ["Courier", "CourierTestServerTargets"],
             path: "Tests/CrossProcessChild"
         ),
+        // A child process of the integration tests that sends one request in an environment the
+        // test sets (a proxy), never the test process's own. Not a product.
+        .executableTarget(name: "CourierWireProbe", dependencies: ["Courier"], path: "Tests/WireProbe"),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
@@ -150,4 +157,6 @@ package.targets += curlTargets
 // The shared transport suites (Tests/IntegrationTests/Transport) run against CurlTransport too
 // when the trait is on (TransportUnderTest lists it).
 package.targets.first { $0.name == "IntegrationTests" }?.dependencies.append(
+    .target(name: "CourierCurl", condition: whenCurl))
+package.targets.first { $0.name == "CourierWireProbe" }?.dependencies.append(
     .target(name: "CourierCurl", condition: whenCurl))

@@ -958,7 +958,10 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
         status = self._int_arg("status", 302)
         if not 300 <= status <= 399:
             raise BadRequest("redirect status must be 3xx")
-        self._send(status, b"", None, [("Location", target)])
+        headers = [("Location", target)]
+        if self._arg("set_cookie"):
+            headers.append(("Set-Cookie", self._arg("set_cookie")))
+        self._send(status, b"", None, headers)
 
     def _bytes(self, n: int) -> None:
         self._drain_body()
@@ -1059,8 +1062,11 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
             self._send_partial(promised=1000, sent=100)
             return self._abort_connection(reset=False)
         if name == "huge-headers":
+            size = self._int_arg("size", 65536)
+            if not 0 < size <= 16 * 1024 * 1024:
+                raise BadRequest("size must be between 1 byte and 16 MiB")
             self._drain_body()
-            return self._send_json(200, {"huge_header_length": 65536}, [("X-Huge", "h" * 65536)])
+            return self._send_json(200, {"huge_header_length": size}, [("X-Huge", "h" * size)])
         self._drain_body()
         self._send_json(404, {"error": "not found"})
 

@@ -34,6 +34,9 @@ enum NetworkFailure {
     static func describe(_ error: URLError, redaction: Redaction) -> String {
         let url = failingURL(of: error)
         let host = ErrorText.hostAndPort(of: url)
+        if let reason = error.userInfo[FailureReason.userInfoKey] as? String {
+            return "the request to \(host ?? "the server") failed: \(reason) (URLError \(error.code.rawValue))"
+        }
         return "\(words(for: error.code, host: host)) (URLError \(error.code.rawValue))"
     }
 

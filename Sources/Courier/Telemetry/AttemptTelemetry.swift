@@ -157,6 +157,7 @@ struct AttemptTelemetry {
                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
                 return "tls"
             case .cancelled: return "cancelled"
+            case .userAuthenticationRequired: return "authentication_required"
             case .dataLengthExceedsMaximum: return "response_too_large"
             case .cannotDecodeContentData, .cannotParseResponse, .badServerResponse: return "bad_response"
             case .httpTooManyRedirects, .redirectToNonExistentLocation: return "redirect"

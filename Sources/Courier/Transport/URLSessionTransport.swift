@@ -19,7 +19,8 @@ import Foundation
 /// - A credential stays with its origin. A redirect to another origin (scheme, host or
 ///   port, so `https` to `http` too) drops the `Authorization`, `Proxy-Authorization` and
 ///   `Cookie` headers and every credential-looking header (``CrossOriginRedirect``), as
-///   OkHttp and browsers do; a same-origin redirect keeps them. A redirect that would take a
+///   OkHttp and browsers do; a same-origin redirect keeps them (the caller's `Cookie` too,
+///   which the session's cookie storage adds to rather than replaces). A redirect that would take a
 ///   body carrying a credential (a `password` or `refresh_token` field, say:
 ///   ``CrossOriginRedirect/bodyCarriesCredential(_:contentType:)``) to another origin is not
 ///   followed.
@@ -48,6 +49,14 @@ import Foundation
 ///   `URLError(.cannotDecodeContentData)`, which ``RetryPolicy`` does not retry.
 /// - A 401 carrying a `Basic` or `Digest` challenge comes back as a ``Response`` at once; on
 ///   Linux a plain task never completes on such a challenge.
+/// - Failures that `URLSession` on Linux reports vaguely (`URLError(.unknown)`, libcurl's words
+///   in the underlying error) get the code Apple's `URLSession` uses: a refused server
+///   certificate is `serverCertificateHasBadDate` (expired), `serverCertificateNotYetValid`,
+///   `serverCertificateHasUnknownRoot` or `serverCertificateUntrusted` (self-signed, another
+///   host name); a response header line over libcurl's 100 KiB is `badServerResponse`, the
+///   server having sent more than the client accepts; a proxy that refuses the tunnel
+///   (`CONNECT`) is `userAuthenticationRequired` when it asks for proxy credentials (407, or
+///   401), `cannotConnectToHost` otherwise, never a lost connection.
 /// - Cancelling the calling `Task` cancels the transfer.
 /// - Uploads stream from disk (a 100 MiB upload peaks at a few MiB above the process's
 ///   baseline on Linux), and downloads are written to disk as they arrive; neither is ever
@@ -80,6 +89,9 @@ public final class URLSessionTransport: HTTPTransport {
     /// configuration's `timeoutIntervalForResource`, which the transport enforces itself
     /// (`URLSession` on Linux ignores it).
     let resourceTimeout: TimeInterval
+    /// The cookie storage whose cookies the transport adds to each hop (see
+    /// `addingStoredCookies(to:from:)`); `nil` when the configuration sets no cookies.
+    private let cookieStorage: HTTPCookieStorage?
 
     /// The most bytes of one response body the transport held in memory at once since it was
     /// created (the body kept so far plus the block in hand); for the tests of the bound.
@@ -122,7 +134,8 @@ public final class URLSessionTransport: HTTPTransport {
         maximumResponseBodySize: Int = URLSessionTransport.defaultMaximumResponseBodySize
     ) {
         self.maximumResponseBodySize = max(0, maximumResponseBodySize)
-        let configuration = Self.honouredConfiguration(configuration)
+        let (configuration, cookieStorage) = Self.cookieHandling(Self.honouredConfiguration(configuration))
+        self.cookieStorage = cookieStorage
         self.resourceTimeout = Self.resourceLimit(configuration.timeoutIntervalForResource)
         let delegate = URLSessionTransportDelegate()
         #if canImport(FoundationNetworking)
@@ -290,7 +303,7 @@ public final class URLSessionTransport: HTTPTransport {
 
     private func makeTask(for hop: TransportRequest) -> URLSessionTask {
         var request = hop
-        request.urlRequest = Self.honouredRequest(hop.urlRequest)
+        request.urlRequest = Self.addingStoredCookies(to: Self.honouredRequest(hop.urlRequest), from: cookieStorage)
         switch request.body {
         case .inline:
             #if canImport(FoundationNetworking)

@@ -29,10 +29,7 @@ extension URLSessionTransportDelegate {
         guard let coding = response?.value(forHTTPHeaderField: "Content-Encoding"),
             !coding.trimmingCharacters(in: .whitespaces).isEmpty
         else { return false }
-        let message =
-            ((error.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription ?? "")
-            + " " + error.localizedDescription
-        return message.lowercased().contains("encoding")
+        return libcurlMessage(of: error).lowercased().contains("encoding")
     }
 
     /// Whether swift-corelibs-foundation gave up on the response's header: it aborts libcurl's
@@ -40,10 +37,14 @@ extension URLSessionTransportDelegate {
     /// a header byte that is not UTF-8 among them.
     static func isUnreadableHeader(_ error: URLError, response: HTTPURLResponse?) -> Bool {
         guard response == nil else { return false }
-        let message =
-            ((error.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription ?? "")
+        return libcurlMessage(of: error).lowercased().contains("writing header")
+    }
+
+    /// What libcurl said about a failure that swift-corelibs-foundation reports vaguely: its
+    /// text is in the underlying error (and sometimes in the error's own description).
+    static func libcurlMessage(of error: URLError) -> String {
+        ((error.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription ?? "")
             + " " + error.localizedDescription
-        return message.lowercased().contains("writing header")
     }
 
     /// The response's header could not be read.
@@ -147,13 +148,13 @@ extension URLSessionTransportDelegate {
     }
 
     /// `METHOD scheme://host:port/path`: no query, no user info (either may hold a secret).
-    private static func describe(_ request: URLRequest, url: URL?) -> String {
+    static func describe(_ request: URLRequest, url: URL?) -> String {
         let method = request.httpMethod ?? "GET"
         guard let url else { return method }
         return "\(method) \(url.locationWithoutSecrets)"
     }
 
-    private static func userInfo(url: URL?, description: String) -> [String: Any] {
+    static func userInfo(url: URL?, description: String) -> [String: Any] {
         var info: [String: Any] = [NSLocalizedDescriptionKey: description]
         if let url {
             info[NSURLErrorFailingURLErrorKey] = url

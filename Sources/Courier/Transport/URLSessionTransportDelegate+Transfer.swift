@@ -160,14 +160,25 @@ extension URLSessionTransportDelegate: URLSessionDataDelegate {
     /// Apple's URLSession does: a body it could not decode (corrupt gzip or deflate) is
     /// `cannotDecodeContentData`, which no retry can fix; a body cut short of its
     /// `Content-Length` is a connection lost mid-response; a header that corelibs could not
-    /// parse is `cannotParseResponse`. A time-out (which corelibs reports without a URL)
+    /// parse is `cannotParseResponse`; a refused server certificate gets Apple's code for why
+    /// (`serverCertificateHasBadDate`, `serverCertificateUntrusted`, …); a proxy that refused
+    /// the tunnel says so (``ProxyRefusal``). A time-out (which corelibs reports without a URL)
     /// names the request.
     static func clarified(_ error: any Error, state: TaskState, url: URL?) -> any Error {
         guard let urlError = error as? URLError else { return error }
         if urlError.code == .timedOut, urlError.failingURL == nil {
             return requestTimedOutError(state: state, url: url)
         }
+        if let refusal = proxyRefusalError(urlError, state: state, url: url) {
+            return refusal
+        }
         guard urlError.code == .unknown else { return error }
+        if let certificate = certificateError(urlError, state: state, url: url) {
+            return certificate
+        }
+        if let oversized = oversizedHeadError(urlError, state: state, url: url) {
+            return oversized
+        }
         if isDecodingFailure(urlError, response: state.response) {
             return URLError(.cannotDecodeContentData, userInfo: urlError.userInfo)
         }

@@ -17,6 +17,10 @@ extension CurlLoop {
             return
         }
         guard result == CURLE_OK else {
+            if transfer.mayResendUnprocessed(result, message: transfer.curlErrorMessage ?? "") {
+                resendUnprocessed(transfer)
+                return
+            }
             let error = transfer.failure ?? curlError(result, transfer)
             release(transfer, added: true, keepDownload: false)
             finish(transfer, with: .failure(error))
@@ -67,6 +71,15 @@ extension CurlLoop {
         finish(transfer, with: .success(.init(response: response, downloadedFile: downloadedFile)))
     }
 
+    /// Sends the hop again on a new connection: its HTTP/2 stream was never processed.
+    private func resendUnprocessed(_ transfer: CurlTransfer) {
+        release(transfer, added: true, keepDownload: false)
+        transfer.unprocessedResends += 1
+        transfer.resetForNextHop()
+        transfer.needsFreshConnection = true
+        begin(transfer, now: CurlClock.now())
+    }
+
     /// Sends the transfer on to its `Location`, as the redirect rules say.
     private func follow(_ transfer: CurlTransfer) {
         guard let target = transfer.redirectTarget else { return respond(transfer) }
@@ -98,6 +111,9 @@ extension CurlLoop {
                 .cannotLoadFromNetwork, "\(exhausted) (\(message), libcurl error \(result.rawValue))",
                 underlying: POSIXError(POSIXErrorCode(rawValue: Int32(osError)) ?? .EMFILE))
         }
+        if let certificate = transfer.certificateError(result, message: message) { return certificate }
+        if let refusal = transfer.proxyRefusalError(result, message: message) { return refusal }
+        if let oversized = transfer.oversizedHeadError(result, message: message) { return oversized }
         return transfer.urlError(CurlErrors.code(for: result), "\(message) (libcurl error \(result.rawValue))")
     }
 }

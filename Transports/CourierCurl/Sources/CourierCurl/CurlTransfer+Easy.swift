@@ -52,6 +52,7 @@ extension CurlTransfer {
         // negotiation, so that with h2 they share it instead of each opening one.
         set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         set(CURLOPT_PIPEWAIT, 1)
+        if needsFreshConnection { set(CURLOPT_FRESH_CONNECT, 1) }
         set(CURLOPT_CONNECTTIMEOUT_MS, CurlRequestPlan.milliseconds(Double(plan.idleTimeout) / 1e9))
         if let key = plan.pinnedPublicKey { set(CURLOPT_PINNEDPUBLICKEY, key) }
         if let authorities = plan.certificateAuthorities { set(CURLOPT_CAINFO, authorities) }

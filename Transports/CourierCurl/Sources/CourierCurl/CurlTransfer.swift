@@ -77,6 +77,11 @@ final class CurlTransfer: @unchecked Sendable {
     var sendAttempts = 0
     /// Why a callback stopped the transfer; it wins over libcurl's own error code.
     var failure: (any Error)?
+    /// How many times the hop was sent again after its HTTP/2 stream went unprocessed
+    /// (`mayResendUnprocessed(_:message:)`).
+    var unprocessedResends = 0
+    /// The next hop must go out on a new connection, not a kept-alive one.
+    var needsFreshConnection = false
 
     init(plan: CurlRequestPlan) {
         self.plan = plan
