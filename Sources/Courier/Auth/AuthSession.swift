@@ -60,7 +60,10 @@ public actor AuthSession {
     /// up on it: it is cancelled, its waiters fail with ``RefreshAbandoned``, and a later
     /// request may refresh again.
     public nonisolated let abandonRefreshAfter: TimeInterval
-    private nonisolated let broadcaster = AuthEventBroadcaster()
+    private nonisolated let broadcaster = AuthEventBroadcaster<AuthEvent>()
+    private nonisolated let storageBroadcaster = AuthEventBroadcaster<TokenStorageEvent>()
+    /// The last failed write of the token kept in memory; `nil` once it is stored.
+    private nonisolated let unstoredError = Locked<TokenNotStored?>(nil)
     private nonisolated let waiters = TokenWaiters()
     /// The decisions, and the one place that knows whether a renewal is under way: behind a
     /// lock so that ``isRenewing`` reads it without a hop to the actor. Only the actor
@@ -147,6 +150,21 @@ public actor AuthSession {
     /// rejected.
     public nonisolated var events: AsyncStream<AuthEvent> {
         broadcaster.subscribe()
+    }
+
+    /// A new stream of what happens to a token the store could not write, from now on:
+    /// ``TokenStorageEvent/writeFailed(_:)`` when a renewed token could not be stored (the
+    /// session keeps it in memory and uses it), ``TokenStorageEvent/written`` once it is.
+    public nonisolated var storageEvents: AsyncStream<TokenStorageEvent> {
+        storageBroadcaster.subscribe()
+    }
+
+    /// Why the current token is not stored, while it is kept in memory only (a full disk, a
+    /// locked Keychain): the session writes it before its next request, as soon as the store
+    /// accepts writes. `nil` when the token is stored.
+    public nonisolated var unstoredTokenError: TokenNotStored? {
+        let isUnstored = state.withValue { $0.unstored != nil }
+        return isUnstored ? unstoredError.withValue { $0 } : nil
     }
 
     /// The current token, if any (after reading a newer one that another session stored).
@@ -292,6 +310,7 @@ public actor AuthSession {
     /// operation is in flight it does nothing: the operation reads the store itself, under the
     /// lease, and requests wait for it anyway.
     private func syncWithStore() {
+        writeUnstoredToken()
         guard let current = coordinator.currentGeneration() else { return }
         let stale = state.withValue { !$0.isBusy && $0.generation != current }
         guard stale else { return }
@@ -306,6 +325,29 @@ public actor AuthSession {
         }
         let now = now()
         perform(state.withValue { $0.storeChanged(stored, now: now) })
+    }
+
+    /// Writes the token that the store refused before, if any, unless another session wrote
+    /// since (then the store is read again and what it holds is adopted). A store that still
+    /// refuses it is tried again before the next request: no timer, one try per request.
+    private func writeUnstoredToken() {
+        guard
+            let (token, unstored) = state.withValue({ state in
+                state.unstored.flatMap { unstored in
+                    state.isBusy ? nil : state.token.map { ($0, unstored) }
+                }
+            })
+        else { return }
+        let written: UInt64?
+        do {
+            written = try coordinator.write(token, change: unstored.change, ifGeneration: unstored.over)
+        } catch {
+            unstoredError.withValue { $0 = TokenNotStored(underlying: error) }
+            return
+        }
+        state.withValue { $0.unstoredWritten(generation: written) }
+        unstoredError.withValue { $0 = nil }
+        if written != nil { storageBroadcaster.emit(.written) }
     }
 
     // MARK: Waiting
@@ -372,8 +414,15 @@ public actor AuthSession {
             // A sign-in or sign-out replaced the session while the operation ran.
             break
         case .succeed(let ids, let token, let event):
+            unstoredError.withValue { $0 = nil }
             for id in ids { waiters.resume(id, with: .success(token)) }
             broadcaster.emit(event)
+        case .succeedUnstored(let ids, let token, let event):
+            let failure = error as? TokenNotStored ?? TokenNotStored(underlying: error ?? CancellationError())
+            unstoredError.withValue { $0 = failure }
+            for id in ids { waiters.resume(id, with: .success(token)) }
+            broadcaster.emit(event)
+            storageBroadcaster.emit(.writeFailed(failure))
         case .fail(let ids):
             let failure = AuthenticationError.refreshFailed(error ?? RefreshTimeout(seconds: refreshTimeout))
             for id in ids { waiters.resume(id, with: .failure(failure)) }
@@ -436,10 +485,11 @@ public actor AuthSession {
         // do not raise it, so a refresh started from the main actor would otherwise run below
         // the requests waiting for it.
         let runner = self.runner
+        let unstored = state.withValue { $0.unstored }
         let progress = OperationProgress()
         self.progress[id] = progress
         operations[id] = Task.detached(priority: Task.currentPriority) { [weak self] in
-            let (outcome, error) = await runner.run(operation, progress: progress)
+            let (outcome, error) = await runner.run(operation, progress: progress, unstored: unstored)
             // Also for an operation that never called its closure (another session's token
             // adopted, the lease not had, a session ended).
             progress.end()

@@ -103,7 +103,7 @@ public final class LockFileTokenCoordinator: TokenStoreCoordinator {
             var pause = 0.002
             while true {
                 if let backed = try takeLease(owner: owner, duration: duration) {
-                    return FileLease(coordinator: self, owner: owner, backedByLock: backed)
+                    return FileLease(coordinator: self, owner: owner, duration: duration, backedByLock: backed)
                 }
                 let waited = started.duration(to: .now)
                 guard waited < limit else { throw TokenLeaseTimeout(seconds: timeout) }
@@ -144,6 +144,20 @@ public final class LockFileTokenCoordinator: TokenStoreCoordinator {
         }
     }
 
+    /// Whether the lease is still `owner`'s: another session took it over once it expired
+    /// otherwise. An expired lease nobody took is extended, so that nobody takes it while the
+    /// request its holder is about to send is in flight. A guard that cannot be taken answers
+    /// `false`: the refresh token stays home.
+    fileprivate func holdsLease(owner: UUID, duration: TimeInterval) -> Bool {
+        let held = try? lockFile.withGuard { record, _ -> Bool in
+            guard record.owner == owner else { return false }
+            let now = Self.milliseconds(Date())
+            if record.expiry <= now { record.expiry = now + Self.milliseconds(duration) }
+            return true
+        }
+        return held ?? false
+    }
+
     fileprivate func releaseLease(owner: UUID, backedByLock: Bool) {
         do {
             try lockFile.withGuard { record, files in
@@ -179,8 +193,9 @@ private final class FileLease: TokenLease {
     private let releaser: Releaser
     private let assertion: BackgroundAssertion?
 
-    init(coordinator: LockFileTokenCoordinator, owner: UUID, backedByLock: Bool) {
-        let releaser = Releaser(coordinator: coordinator, owner: owner, backedByLock: backedByLock)
+    init(coordinator: LockFileTokenCoordinator, owner: UUID, duration: TimeInterval, backedByLock: Bool) {
+        let releaser = Releaser(
+            coordinator: coordinator, owner: owner, duration: duration, backedByLock: backedByLock)
         self.releaser = releaser
         // A process suspended while it holds a lock in a shared container is killed by iOS
         // (0xdead10cc): the lease is held inside a background-task assertion, and given up
@@ -193,6 +208,10 @@ private final class FileLease: TokenLease {
         assertion?.end()
     }
 
+    func isHeld() -> Bool {
+        releaser.isHeld()
+    }
+
     deinit {
         release()
     }
@@ -200,13 +219,19 @@ private final class FileLease: TokenLease {
     private final class Releaser: Sendable {
         let coordinator: LockFileTokenCoordinator
         let owner: UUID
+        let duration: TimeInterval
         let backedByLock: Bool
         let released = Locked(false)
 
-        init(coordinator: LockFileTokenCoordinator, owner: UUID, backedByLock: Bool) {
+        init(coordinator: LockFileTokenCoordinator, owner: UUID, duration: TimeInterval, backedByLock: Bool) {
             self.coordinator = coordinator
             self.owner = owner
+            self.duration = duration
             self.backedByLock = backedByLock
+        }
+
+        func isHeld() -> Bool {
+            !released.withValue { $0 } && coordinator.holdsLease(owner: owner, duration: duration)
         }
 
         func release() {
