@@ -157,14 +157,15 @@ final class LockFile: Sendable {
     /// ``guardTimeout``.
     private func takeGuard(_ descriptor: Int32) throws {
         var pause: useconds_t = 100
-        let deadline = Date().addingTimeInterval(Self.guardTimeout)
+        // Monotonic: a wall clock that jumps must not cut the wait short, nor make it endless.
+        let deadline = ContinuousClock.now + .seconds(Self.guardTimeout)
         while true {
             do {
                 if try POSIX.tryLock(descriptor) { return }
             } catch {
                 throw TokenStoreError.writeFailed("cannot lock \(url.path): \(error.reason)")
             }
-            guard Date() < deadline else {
+            guard ContinuousClock.now < deadline else {
                 throw TokenStoreError.writeFailed(
                     "another process kept \(url.path) locked for \(Int(Self.guardTimeout)) seconds")
             }
