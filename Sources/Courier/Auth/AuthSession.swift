@@ -33,9 +33,13 @@ import Foundation
 /// store (if it still holds the rejected one), ``AuthEvent/sessionExpired`` is emitted once,
 /// ``sessionExpiry`` says why, and requests fail fast until ``signIn(_:)``. Any other error
 /// (network, time-out, 5xx, an answer from another origin after a redirect, an HTML error
-/// page, a store write) fails the waiting requests with
-/// ``AuthenticationError/refreshFailed(_:)`` and keeps the stored refresh token for the next
-/// try.
+/// page) fails the waiting requests with ``AuthenticationError/refreshFailed(_:)`` and keeps
+/// the current token for the next try.
+///
+/// A new token that the store refuses to write (a full disk, a locked Keychain) is not
+/// dropped: the server may have retired the refresh token it replaced. The session uses it
+/// from memory, reports the failed write (``unstoredTokenError``, ``storageEvents``), and
+/// writes it before its next request as soon as the store accepts writes.
 public actor AuthSession {
     /// Calls the token endpoint with the given token's refresh token and returns the new
     /// token.
@@ -524,7 +528,15 @@ public actor AuthSession {
         progress.removeValue(forKey: id)
         timeouts.removeValue(forKey: id)?.cancel()
         let now = now()
-        perform(state.withValue { $0.operationFinished(id, outcome: outcome, now: now) }, error: error)
+        let (action, written) = state.withValue { state in
+            let wasUnstored = state.unstored != nil
+            let action = state.operationFinished(id, outcome: outcome, now: now)
+            return (action, wasUnstored && state.unstored == nil && state.token != nil)
+        }
+        perform(action, error: error)
+        // The operation stored a token over the one kept in memory (it wrote that one first,
+        // or a newer one): the store holds the session's token again.
+        if written { storageBroadcaster.emit(.written) }
     }
 
     private func operationTimedOut(_ id: StateMachine.OperationID) {
