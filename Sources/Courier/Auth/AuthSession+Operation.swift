@@ -42,9 +42,10 @@ extension AuthSession {
                     return (.transient, error)
                 }
                 result = await run(operation, holding: lease, progress: progress, unstored: unstored)
-                let lost = !lease.isHeld()
+                // Asked only of a failed refresh: a successful one was fenced by its write.
+                let lost = if case .transient = result.0 { !lease.isHeld() } else { false }
                 lease.release()
-                guard case .transient = result.0, lost else { return result }
+                guard lost else { return result }
             }
             return result
         }
