@@ -21,11 +21,13 @@ import Foundation
 /// - `STALLED` when a refresh claimed the stall file (`--stall-file`): that refresh then never
 ///   returns, holding the lease, until the test kills the process (`kill -9`);
 /// - `DONE requests=… ok=… auth=… other=… logouts=… refreshes=…` at the end;
-/// - `CHECK needsSignIn=… ok=…` in `check` mode (a fresh process that uses the file).
+/// - `CHECK needsSignIn=… ok=…` in `check` mode (a fresh process that uses the file);
+/// - `HOLDING`, then `KEPT` or `SENT`, then `RESULT ok=…` in `frozen` mode (see `frozen`).
 ///
 /// ```
 /// CourierCrossProcessChild --server URL --token-file PATH [--mode work|check] [--sessions K]
 ///     [--workers N] [--duration S] [--interval S] [--leeway S] [--stall-file PATH] [--go]
+///     [--refresh-timeout S] [--abandon-after S]
 /// ```
 @main
 enum CrossProcessChild {
@@ -39,6 +41,7 @@ enum CrossProcessChild {
         }
         switch options.mode {
         case "check": exit(await check(options))
+        case "frozen": exit(await frozen(options))
         default: exit(await work(options))
         }
     }
@@ -93,6 +96,71 @@ enum CrossProcessChild {
         return 0
     }
 
+    /// One refresh, held at the point where its request is about to leave until a line `SEND`
+    /// arrives (the test stops this process there, lets another one take the lease over, and
+    /// continues it). The request then goes out from a task the session's abandonment does not
+    /// cancel, so only the lease check keeps the stale refresh token home: `KEPT` when it did,
+    /// `SENT` when the request left. Then `RESULT ok=1` once the session has a token.
+    static func frozen(_ options: Options) async -> Int32 {
+        let tokens = Provider<TokenEndpoint>()
+        let server = options.server
+        let (finished, finish) = AsyncStream.makeStream(of: Void.self)
+        let held = Locked(false)
+        let session = AuthSession(
+            store: FileTokenStore(url: options.tokenFile),
+            refresh: { token in
+                // Only the first call is held: on a machine so loaded that the session gave up
+                // on it before the test stopped this process, the next one goes out at once.
+                let first = held.withValue { held in
+                    defer { held = true }
+                    return !held
+                }
+                if !first {
+                    let response = try await tokens.request(
+                        TokenEndpoint(base: server, grant: .refresh(token.refreshToken ?? "")))
+                    return try OAuthToken(response: response)
+                }
+                defer { finish.yield() }
+                say("HOLDING")
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    Thread {
+                        _ = readLine()
+                        continuation.resume()
+                    }.start()
+                }
+                let sent = await Task { () -> Result<Response, CourierError> in
+                    do throws(CourierError) {
+                        return .success(
+                            try await tokens.request(
+                                TokenEndpoint(base: server, grant: .refresh(token.refreshToken ?? ""))))
+                    } catch {
+                        return .failure(error)
+                    }
+                }.value
+                switch sent {
+                case .success(let response):
+                    say("SENT")
+                    return try OAuthToken(response: response)
+                case .failure(let error):
+                    if case .underlying(let underlying, _) = error, underlying is TokenLeaseLost {
+                        say("KEPT")
+                    } else {
+                        say("FAILED \(error)")
+                    }
+                    throw error
+                }
+            },
+            refreshTimeout: options.refreshTimeout ?? 30, abandonRefreshAfter: options.abandonAfter)
+        say("READY")
+        var ok = 0
+        for _ in 0..<100 where ok == 0 {
+            if (try? await session.validToken()) != nil { ok = 1 }
+        }
+        for await _ in finished { break }
+        say("RESULT ok=\(ok)")
+        return 0
+    }
+
     // MARK: Pieces
 
     static func makeSession(_ options: Options, tally: Tally) -> AuthSession {
@@ -116,7 +184,7 @@ enum CrossProcessChild {
             },
             // Tokens live seconds here; the guard against refresh loops must not count an
             // ordinary rotation as one.
-            refreshWindow: RefreshWindow(interval: 1, maximumAttempts: 5))
+            refreshWindow: RefreshWindow(interval: 1, maximumAttempts: 5), refreshTimeout: options.refreshTimeout ?? 30)
     }
 
     static func send(_ provider: RefreshableProvider<ChildAPI>, _ target: ChildAPI, _ tally: Tally) async {
@@ -197,6 +265,8 @@ struct Options {
     var leeway: Double = 0.5
     var stallFile: String?
     var go = false
+    var refreshTimeout: Double?
+    var abandonAfter: Double?
 
     struct Invalid: Error, CustomStringConvertible {
         let description: String
@@ -230,6 +300,8 @@ struct Options {
             case "--leeway": leeway = try number(argument)
             case "--stall-file": stallFile = try value(argument)
             case "--go": go = true
+            case "--refresh-timeout": refreshTimeout = try number(argument)
+            case "--abandon-after": abandonAfter = try number(argument)
             default: throw Invalid(description: "unknown argument \(argument)")
             }
         }

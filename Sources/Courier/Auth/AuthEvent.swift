@@ -16,7 +16,8 @@ public enum AuthEvent: Sendable, Equatable {
     case acquired
     /// The token was refreshed.
     case refreshed
-    /// A refresh failed for a reason that may pass; the refresh token was kept.
+    /// A refresh failed for a reason that may pass (network, time-out, 5xx): the session keeps its
+    /// current token for the next try.
     case refreshFailed
     /// The refresh token was rejected: the user must sign in again. Emitted once per
     /// session.

@@ -1,11 +1,12 @@
 import Foundation
 
 /// Hands every event to every listener subscribed at the time, without an actor hop, so
-/// ``AuthSession/events`` can be a `nonisolated` property.
-final class AuthEventBroadcaster: Sendable {
+/// ``AuthSession/events`` (and ``AuthSession/eventOccurrences``, ``AuthSession/storageEvents``)
+/// can be `nonisolated` properties.
+final class AuthEventBroadcaster<Event: Sendable>: Sendable {
     /// One subscriber: how it takes an event, and how its stream is finished.
     private struct Listener: Sendable {
-        let yield: @Sendable (AuthEvent.Occurrence) -> Void
+        let yield: @Sendable (Event) -> Void
         let finish: @Sendable () -> Void
     }
 
@@ -17,17 +18,13 @@ final class AuthEventBroadcaster: Sendable {
     private let state = Locked(State())
 
     /// A new stream that receives every event from now on.
-    func subscribe() -> AsyncStream<AuthEvent> {
-        subscribe(AuthEvent.self) { $0.event }
+    func subscribe() -> AsyncStream<Event> {
+        subscribe(Event.self) { $0 }
     }
 
-    /// A new stream that receives every event from now on, with the session that caused it.
-    func subscribeToOccurrences() -> AsyncStream<AuthEvent.Occurrence> {
-        subscribe(AuthEvent.Occurrence.self) { $0 }
-    }
-
-    private func subscribe<Element: Sendable>(
-        _: Element.Type, _ element: @escaping @Sendable (AuthEvent.Occurrence) -> Element
+    /// A new stream that receives every event from now on, as `element` makes it.
+    func subscribe<Element: Sendable>(
+        _: Element.Type, _ element: @escaping @Sendable (Event) -> Element
     ) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
         let listener = Listener(yield: { continuation.yield(element($0)) }, finish: { continuation.finish() })
@@ -42,11 +39,10 @@ final class AuthEventBroadcaster: Sendable {
         return stream
     }
 
-    func emit(_ event: AuthEvent, source: AuthEvent.Source = .thisSession) {
+    func emit(_ event: Event) {
         let current = state.withValue { Array($0.listeners.values) }
-        let occurrence = AuthEvent.Occurrence(event, source: source)
         for listener in current {
-            listener.yield(occurrence)
+            listener.yield(event)
         }
     }
 
@@ -54,5 +50,16 @@ final class AuthEventBroadcaster: Sendable {
         for listener in state.withValue({ $0.listeners.values }) {
             listener.finish()
         }
+    }
+}
+
+extension AuthEventBroadcaster where Event == AuthEvent.Occurrence {
+    /// A new stream of the events alone (``AuthSession/events``), from now on.
+    func subscribeToEvents() -> AsyncStream<AuthEvent> {
+        subscribe(AuthEvent.self) { $0.event }
+    }
+
+    func emit(_ event: AuthEvent, source: AuthEvent.Source = .thisSession) {
+        emit(AuthEvent.Occurrence(event, source: source))
     }
 }

@@ -22,38 +22,89 @@ extension AuthSession {
         /// lease. The error is what the waiters of a transient failure get. `progress` learns
         /// when the refresh or acquire closure is called and when it returns: what the
         /// operation's time-out measures.
-        func run(_ operation: StateMachine.Operation, progress: OperationProgress) async -> (
-            StateMachine.Outcome, (any Error)?
-        ) {
-            let lease: any TokenLease
-            do {
-                // Waiting for another session is bounded like a refresh: a renewal elsewhere
-                // never holds up a request longer than `refreshTimeout`.
-                lease = try await coordinator.acquireLease(
-                    expiringAfter: leaseDuration, waitingAtMost: refreshTimeout)
-            } catch {
-                return (.transient, error)
+        ///
+        /// `unstored`: the session's token could not be stored (the store is still at that
+        /// generation). It is written first; if the store still refuses it, the store counts as
+        /// holding it, so the operation goes on with it and never with the token it replaced,
+        /// whose refresh token the server may have retired.
+        func run(
+            _ operation: StateMachine.Operation, progress: OperationProgress,
+            unstored: StateMachine.Unstored? = nil
+        ) async -> (StateMachine.Outcome, (any Error)?) {
+            // A refresh that lost its lease before its request left (this process was stopped
+            // past it) waits for the session that took it over and adopts what it stored.
+            var result: (StateMachine.Outcome, (any Error)?) = (.transient, nil)
+            for _ in 0..<3 {
+                let lease: any TokenLease
+                do {
+                    lease = try await takeLease(progress: progress)
+                } catch {
+                    return (.transient, error)
+                }
+                result = await run(operation, holding: lease, progress: progress, unstored: unstored)
+                // Asked only of a failed refresh: a successful one was fenced by its write.
+                let lost = if case .transient = result.0 { !lease.isHeld() } else { false }
+                lease.release()
+                guard lost else { return result }
             }
-            defer { lease.release() }
-            let stored: StoredToken
+            return result
+        }
+
+        /// Takes the lease at once if it is free. Otherwise another session is renewing the
+        /// token: the waiters' time-outs count from now (each request waits for at most
+        /// `refreshTimeout`, and later requests join and wait their own), and the operation
+        /// waits until the lease is free, or its holder's lease has expired (a holder that
+        /// was stopped), rather than failing requests that could be answered a moment later.
+        private func takeLease(progress: OperationProgress) async throws -> any TokenLease {
+            do {
+                return try await coordinator.acquireLease(expiringAfter: leaseDuration, waitingAtMost: 0)
+            } catch is TokenLeaseTimeout {
+                progress.begin()
+                return try await coordinator.acquireLease(expiringAfter: leaseDuration, waitingAtMost: leaseDuration)
+            }
+        }
+
+        private func run(
+            _ operation: StateMachine.Operation, holding lease: any TokenLease, progress: OperationProgress,
+            unstored: StateMachine.Unstored?
+        ) async -> (StateMachine.Outcome, (any Error)?) {
+            var stored: StoredToken
             do {
                 stored = try coordinator.read()
             } catch {
                 return (.transient, error)
             }
+            if let unstored, stored.generation == unstored.over, let token = operation.token {
+                stored = storing(token, unstored, over: stored)
+            }
             switch operation {
             case .refresh(let token):
                 guard Self.holds(stored, token) else { return (.adopted(stored), nil) }
-                return await refresh(stored.token ?? token, over: stored, progress: progress)
+                return await RefreshLeaseGuard.$lease.withValue(lease) {
+                    await refresh(stored.token ?? token, over: stored, progress: progress)
+                }
             case .acquire(let replacing):
                 if stored.token != nil, !(replacing.map { Self.holds(stored, $0) } ?? false) {
                     return (.adopted(stored), nil)
                 }
-                return await acquire(over: stored, progress: progress)
+                return await RefreshLeaseGuard.$lease.withValue(lease) {
+                    await acquire(over: stored, progress: progress)
+                }
             case .end(let token, let expiry):
                 guard Self.holds(stored, token) else { return (.adopted(stored), nil) }
                 return end(expiry, over: stored, error: nil)
             }
+        }
+
+        /// The store with the session's unstored `token` written, or as if it held it when the
+        /// store still refuses writes (nobody else wrote since: it is still at `unstored.over`).
+        private func storing(_ token: OAuthToken, _ unstored: StateMachine.Unstored, over stored: StoredToken)
+            -> StoredToken
+        {
+            if let written = try? coordinator.write(token, change: unstored.change, ifGeneration: unstored.over) {
+                return StoredToken(token: token, generation: written, change: unstored.change)
+            }
+            return StoredToken(token: token, generation: stored.generation, change: unstored.change)
         }
 
         /// Whether the store still holds `token`: nobody replaced it since the session read it.
@@ -110,8 +161,10 @@ extension AuthSession {
                 }
                 return (.adopted(try coordinator.read()), nil)
             } catch {
-                // Stored before anyone uses it: a token that could not be stored is not used.
-                return (.transient, error)
+                // The server has issued it, and may have retired the refresh token it replaced:
+                // it is the only valid credential there is. It is used from memory, the failed
+                // write is reported, and it is written as soon as the store accepts writes.
+                return (.renewedUnstored(token, over: stored.generation), TokenNotStored(underlying: error))
             }
         }
 
@@ -252,4 +305,14 @@ public struct RefreshAbandoned: Error, Sendable, Equatable, CustomStringConverti
 
     /// The ``description`` as a sentence.
     public var errorDescription: String? { ErrorText.sentence(description) }
+}
+
+extension AuthSession.StateMachine.Operation {
+    /// The token the operation replaces (or ends), if any.
+    var token: OAuthToken? {
+        switch self {
+        case .refresh(let token), .end(let token, _): token
+        case .acquire(let replacing): replacing
+        }
+    }
 }

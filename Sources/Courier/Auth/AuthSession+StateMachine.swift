@@ -36,6 +36,11 @@ extension AuthSession {
         enum Outcome: Equatable {
             /// The operation got a new token and stored it, at this generation.
             case renewed(OAuthToken, generation: UInt64)
+            /// The operation got a new token but the store refused it (a full disk, a locked
+            /// Keychain): the store is still at generation `over`. The token is the only valid
+            /// credential there is (the server may have retired the old refresh token), so it
+            /// is used from memory and written as soon as the store accepts writes.
+            case renewedUnstored(OAuthToken, over: UInt64)
             /// The store held what another session wrote since: this token (or none).
             case adopted(StoredToken)
             /// The session is over, for this reason; the store was cleared (at this
@@ -69,6 +74,9 @@ extension AuthSession {
             case ignore
             /// Resume the waiters with the token, then emit the event.
             case succeed([WaiterID], OAuthToken, AuthEvent)
+            /// As ``succeed``, but the token could not be stored: also report the failed
+            /// write (it is tried again before the next request).
+            case succeedUnstored([WaiterID], OAuthToken, AuthEvent)
             /// Fail the waiters with the operation's error, then emit
             /// ``AuthEvent/refreshFailed``.
             case fail([WaiterID])
@@ -144,6 +152,17 @@ extension AuthSession {
         /// clock: the server just issued it, so the clock (or the server's) is off, and the
         /// expiry is ignored — the token is used until the server rejects it.
         private(set) var ignoresExpiry = false
+        /// The current token could not be stored: the store is still at this generation (and
+        /// holds the token it replaced). `nil` when the token is stored.
+        private(set) var unstored: Unstored?
+
+        /// A token kept in memory because the store refused it.
+        struct Unstored: Equatable {
+            /// The generation the write was meant to replace.
+            var over: UInt64
+            /// What the write is.
+            var change: TokenChange
+        }
 
         init(token: OAuthToken?, generation: UInt64? = nil, window: RefreshWindow?, canAcquire: Bool) {
             self.token = token
@@ -289,6 +308,15 @@ extension AuthSession {
                 phase = .idle
                 let event: AuthEvent = if case .acquire = inFlight.operation { .acquired } else { .refreshed }
                 return .succeed(inFlight.waiters, newToken, event)
+            case .renewedUnstored(let newToken, let over):
+                adopt(newToken)
+                generation = over
+                arrivedAt = now
+                ignoresExpiry = newToken.expires(within: 0, now: now)
+                phase = .idle
+                let isAcquire = if case .acquire = inFlight.operation { true } else { false }
+                unstored = Unstored(over: over, change: isAcquire ? .acquired : .refreshed)
+                return .succeedUnstored(inFlight.waiters, newToken, isAcquire ? .acquired : .refreshed)
             case .adopted(let stored):
                 generation = stored.generation
                 if let storedToken = stored.token {
@@ -301,6 +329,7 @@ extension AuthSession {
                     return .expire(inFlight.waiters)
                 }
                 token = nil
+                unstored = nil
                 phase = .idle
                 return .signOut(inFlight.waiters)
             case .ended(let expiry, let newGeneration):
@@ -346,6 +375,7 @@ extension AuthSession {
         mutating func signedOut() -> ReplaceAction {
             let inFlight = operationInFlight
             token = nil
+            unstored = nil
             phase = .idle
             return ReplaceAction(
                 event: .signedOut, waiters: inFlight?.waiters ?? [], result: .failure(.missingCredential),
@@ -355,6 +385,15 @@ extension AuthSession {
         /// The store is at `generation` and this state already reflects it: this session wrote
         /// it (its sign-out), or it could not be read (it is read again after the next write).
         mutating func note(generation newGeneration: UInt64?) {
+            generation = newGeneration
+        }
+
+        /// The token kept in memory was written after all: at `newGeneration`, or not at all
+        /// (`nil`) because another session wrote the store first, in which case the store is
+        /// read again before the next request and what it holds is adopted.
+        mutating func unstoredWritten(generation newGeneration: UInt64?) {
+            guard unstored != nil else { return }
+            unstored = nil
             generation = newGeneration
         }
 
@@ -373,6 +412,7 @@ extension AuthSession {
                     return .emit(.sessionExpired)
                 }
                 token = nil
+                unstored = nil
                 phase = .idle
                 return .emit(.signedOut)
             }
@@ -403,6 +443,7 @@ extension AuthSession {
         /// that is not `.expired`, so the session's `.sessionExpired` event is emitted once.
         private mutating func expire(_ expiry: SessionExpiry) {
             token = nil
+            unstored = nil
             phase = .expired(expiry)
         }
 
@@ -416,6 +457,7 @@ extension AuthSession {
             token = newToken
             arrivedAt = nil
             ignoresExpiry = false
+            unstored = nil
         }
 
         /// Adopts a token another session stored. It ignores the expiry exactly when the session

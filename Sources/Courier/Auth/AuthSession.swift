@@ -33,9 +33,14 @@ import Foundation
 /// cleared from the store (if it still holds the rejected one), ``AuthEvent/sessionExpired``
 /// is emitted once, ``sessionExpiry`` says why, and requests fail fast until ``signIn(_:)``.
 /// Any other error (network, time-out, 5xx, an answer from another origin after a redirect,
-/// an HTML error page, a store write) fails the waiting requests with
+/// an HTML error page) fails the waiting requests with
 /// ``AuthenticationError/refreshFailed(_:)`` and keeps the stored refresh token for the next
 /// try.
+///
+/// A new token that the store refuses to write (a full disk, a locked Keychain) is not
+/// dropped: the server may have retired the refresh token it replaced. The session uses it
+/// from memory, reports the failed write (``unstoredTokenError``, ``storageEvents``), and
+/// writes it before its next request as soon as the store accepts writes.
 public actor AuthSession {
     /// Calls the token endpoint with the given token's refresh token and returns the new
     /// token.
@@ -60,7 +65,10 @@ public actor AuthSession {
     /// up on it: it is cancelled, its waiters fail with ``RefreshAbandoned``, and a later
     /// request may refresh again.
     public nonisolated let abandonRefreshAfter: TimeInterval
-    private nonisolated let broadcaster = AuthEventBroadcaster()
+    private nonisolated let broadcaster = AuthEventBroadcaster<AuthEvent.Occurrence>()
+    private nonisolated let storageBroadcaster = AuthEventBroadcaster<TokenStorageEvent>()
+    /// The last failed write of the token kept in memory; `nil` once it is stored.
+    private nonisolated let unstoredError = Locked<TokenNotStored?>(nil)
     private nonisolated let waiters = TokenWaiters()
     /// The decisions, and the one place that knows whether a renewal is under way: behind a
     /// lock so that ``isRenewing`` reads it without a hop to the actor. Only the actor
@@ -154,7 +162,7 @@ public actor AuthSession {
     /// sign-out, ``AuthEvent/sessionExpired`` when another session's refresh token was
     /// rejected.
     public nonisolated var events: AsyncStream<AuthEvent> {
-        broadcaster.subscribe()
+        broadcaster.subscribeToEvents()
     }
 
     /// A new stream of the session's events from now on, each with the session that caused
@@ -168,7 +176,22 @@ public actor AuthSession {
     /// }
     /// ```
     public nonisolated var eventOccurrences: AsyncStream<AuthEvent.Occurrence> {
-        broadcaster.subscribeToOccurrences()
+        broadcaster.subscribe()
+    }
+
+    /// A new stream of what happens to a token the store could not write, from now on:
+    /// ``TokenStorageEvent/writeFailed(_:)`` when a renewed token could not be stored (the
+    /// session keeps it in memory and uses it), ``TokenStorageEvent/written`` once it is.
+    public nonisolated var storageEvents: AsyncStream<TokenStorageEvent> {
+        storageBroadcaster.subscribe()
+    }
+
+    /// Why the current token is not stored, while it is kept in memory only (a full disk, a
+    /// locked Keychain): the session writes it before its next request, as soon as the store
+    /// accepts writes. `nil` when the token is stored.
+    public nonisolated var unstoredTokenError: TokenNotStored? {
+        let isUnstored = state.withValue { $0.unstored != nil }
+        return isUnstored ? unstoredError.withValue { $0 } : nil
     }
 
     /// The current token, if any (after reading a newer one that another session stored).
@@ -330,6 +353,7 @@ public actor AuthSession {
     /// operation is in flight it does nothing: the operation reads the store itself, under the
     /// lease, and requests wait for it anyway.
     private func syncWithStore() {
+        writeUnstoredToken()
         guard let current = coordinator.currentGeneration() else { return }
         let stale = state.withValue { !$0.isBusy && $0.generation != current }
         guard stale else { return }
@@ -344,6 +368,29 @@ public actor AuthSession {
         }
         let now = now()
         perform(state.withValue { $0.storeChanged(stored, now: now) })
+    }
+
+    /// Writes the token that the store refused before, if any, unless another session wrote
+    /// since (then the store is read again and what it holds is adopted). A store that still
+    /// refuses it is tried again before the next request: no timer, one try per request.
+    private func writeUnstoredToken() {
+        guard
+            let (token, unstored) = state.withValue({ state in
+                state.unstored.flatMap { unstored in
+                    state.isBusy ? nil : state.token.map { ($0, unstored) }
+                }
+            })
+        else { return }
+        let written: UInt64?
+        do {
+            written = try coordinator.write(token, change: unstored.change, ifGeneration: unstored.over)
+        } catch {
+            unstoredError.withValue { $0 = TokenNotStored(underlying: error) }
+            return
+        }
+        state.withValue { $0.unstoredWritten(generation: written) }
+        unstoredError.withValue { $0 = nil }
+        if written != nil { storageBroadcaster.emit(.written) }
     }
 
     // MARK: Waiting
@@ -411,8 +458,15 @@ public actor AuthSession {
             // A sign-in or sign-out replaced the session while the operation ran.
             break
         case .succeed(let ids, let token, let event):
+            unstoredError.withValue { $0 = nil }
             for id in ids { waiters.resume(id, with: .success(token)) }
             broadcaster.emit(event, source: source)
+        case .succeedUnstored(let ids, let token, let event):
+            let failure = error as? TokenNotStored ?? TokenNotStored(underlying: error ?? CancellationError())
+            unstoredError.withValue { $0 = failure }
+            for id in ids { waiters.resume(id, with: .success(token)) }
+            broadcaster.emit(event, source: source)
+            storageBroadcaster.emit(.writeFailed(failure))
         case .fail(let ids):
             let failure = AuthenticationError.refreshFailed(
                 error.map(Self.unjudged) ?? RefreshTimeout(seconds: refreshTimeout))
@@ -477,10 +531,11 @@ public actor AuthSession {
         // do not raise it, so a refresh started from the main actor would otherwise run below
         // the requests waiting for it.
         let runner = self.runner
+        let unstored = state.withValue { $0.unstored }
         let progress = OperationProgress()
         self.progress[id] = progress
         operations[id] = Task.detached(priority: Task.currentPriority) { [weak self] in
-            let (outcome, error) = await runner.run(operation, progress: progress)
+            let (outcome, error) = await runner.run(operation, progress: progress, unstored: unstored)
             // Also for an operation that never called its closure (another session's token
             // adopted, the lease not had, a session ended).
             progress.end()
@@ -517,7 +572,15 @@ public actor AuthSession {
         let now = now()
         // An adopted outcome is what another session sharing the store stored meanwhile.
         let source: AuthEvent.Source = if case .adopted = outcome { .anotherSession } else { .thisSession }
-        perform(state.withValue { $0.operationFinished(id, outcome: outcome, now: now) }, error: error, source: source)
+        let (action, written) = state.withValue { state in
+            let wasUnstored = state.unstored != nil
+            let action = state.operationFinished(id, outcome: outcome, now: now)
+            return (action, wasUnstored && state.unstored == nil && state.token != nil)
+        }
+        perform(action, error: error, source: source)
+        // The operation stored a token over the one kept in memory (it wrote that one first,
+        // or a newer one): the store holds the session's token again.
+        if written { storageBroadcaster.emit(.written) }
     }
 
     private func operationTimedOut(_ id: StateMachine.OperationID) {

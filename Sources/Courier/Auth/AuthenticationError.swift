@@ -9,7 +9,8 @@ public enum AuthenticationError: Error {
     /// must show its login screen. Requests fail fast with this until the next sign-in.
     case sessionExpired
     /// Refreshing failed for a reason that may pass (network, time-out, 5xx, an unreadable
-    /// answer); the stored refresh token was kept and the next request tries again.
+    /// answer); the session keeps its current token (never a refresh token the server has
+    /// retired) and the next request tries again.
     case refreshFailed(any Error)
     /// The server kept rejecting tokens it had just issued, more often than the session's
     /// ``RefreshWindow`` (its `refreshWindow:` parameter) allows, so Courier stops instead of

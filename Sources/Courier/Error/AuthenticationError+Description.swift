@@ -17,7 +17,7 @@ extension AuthenticationError: CustomStringConvertible, CustomDebugStringConvert
         case .sessionExpired: "The session has expired; the user must sign in again."
         case .refreshFailed(let error):
             ErrorText.sentence(
-                "Refreshing the access token failed (the refresh token was kept): "
+                "Refreshing the access token failed: "
                     + ErrorText.describe(error, redaction: redaction))
         case .excessiveRefresh:
             "The server kept rejecting access tokens it had just issued: more refreshes after such a rejection than"

@@ -54,6 +54,10 @@ enum ErrorText {
             text = NetworkFailure.describe(error, redaction: redaction)
         } else if let error = error as? DecodingError {
             text = DecodingFailure.describe(error)
+        } else if let error = error as? any OwnWordsError {
+            // Courier's own words, with file names and the system's reason ("No space left on
+            // device"), which must not be hidden because a path contains the word "token".
+            text = error.description
         } else {
             text = redaction.redact(text: String(describing: error))
         }

@@ -259,6 +259,13 @@ extension Provider {
         }
         defer { body.cleanUp() }
         do {
+            // Inside a session's refresh closure: the last moment to find that the lease was
+            // lost (this process was stopped past it), before a refresh token leaves.
+            try RefreshLeaseGuard.check()
+        } catch {
+            return .failure(.underlying(error, nil))
+        }
+        do {
             let response = try await transport.send(
                 TransportRequest(
                     urlRequest: body.request, body: body.transportBody,

@@ -82,7 +82,7 @@ struct AuthSessionTokenBoundsTests {
             else { return false }
             let description = "\(error)"
             return problem.field == .accessToken && description.contains("access_token is 1048583 bytes long")
-                && description.contains("(the refresh token was kept)") && !description.contains("SECRET")
+                && description.contains("the access token failed: ") && !description.contains("SECRET")
         }
         #expect(store.load() == stale)
     }

@@ -149,7 +149,8 @@ struct AuthStateMachineHostileTests {
         func apply(_ action: Machine.FinishAction) {
             switch action {
             case .ignore: break
-            case .succeed(let waiters, _, _), .fail(let waiters), .expire(let waiters), .signOut(let waiters):
+            case .succeed(let waiters, _, _), .succeedUnstored(let waiters, _, _), .fail(let waiters),
+                .expire(let waiters), .signOut(let waiters):
                 answer(waiters)
             }
         }

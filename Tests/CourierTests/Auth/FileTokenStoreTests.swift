@@ -73,7 +73,8 @@ struct TokenStoreTests {
         #expect {
             try store.save(token)
         } throws: { error in
-            guard case .writeFailed = error as? TokenStoreError else { return false }
+            // The lock file beside it is the first thing that cannot be created.
+            guard case .lockFailed = error as? TokenStoreError else { return false }
             return !"\(error)".contains("SECRET")
         }
     }

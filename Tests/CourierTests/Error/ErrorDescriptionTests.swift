@@ -218,11 +218,11 @@ struct ErrorDescriptionTests {
         }
         #expect(
             errors[0].description
-                == "Authentication failed: refreshing the access token failed (the refresh token was kept): GET https://auth.example.com/token got status 503 (service unavailable), which was not accepted. The server says: Down for maintenance."
+                == "Authentication failed: refreshing the access token failed: GET https://auth.example.com/token got status 503 (service unavailable), which was not accepted. The server says: Down for maintenance."
         )
         #expect(
             errors[1].description
-                == "Authentication failed: refreshing the access token failed (the refresh token was kept): timed out waiting for the server (URLError -1001)."
+                == "Authentication failed: refreshing the access token failed: timed out waiting for the server (URLError -1001)."
         )
         #expect(
             errors[2].description

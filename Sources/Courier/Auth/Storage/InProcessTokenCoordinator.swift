@@ -87,6 +87,10 @@ final class QueueLease: TokenLease {
         }
     }
 
+    func isHeld() -> Bool {
+        !released.withValue { $0 }
+    }
+
     func release() {
         let first = released.withValue { released in
             defer { released = true }

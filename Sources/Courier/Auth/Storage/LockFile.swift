@@ -90,7 +90,7 @@ final class LockFile: Sendable {
     /// Runs `body` holding the guard, with the record as it is on disk; writes the record
     /// back if `body` changed it.
     ///
-    /// - Throws: ``TokenStoreError/writeFailed(_:)`` when the lock file cannot be opened or
+    /// - Throws: ``TokenStoreError/lockFailed(_:)`` when the lock file cannot be opened or
     ///   locked (another process held the guard for ``guardTimeout``), or what `body` throws.
     func withGuard<Result>(_ body: (inout LockRecord, GuardedFiles) throws -> Result) throws -> Result {
         try lockFile.withValue { descriptor in
@@ -108,7 +108,7 @@ final class LockFile: Sendable {
             let result = try body(&record, GuardedFiles(file: self))
             if record != original {
                 guard POSIX.write(lock, record.bytes, at: 0) else {
-                    throw TokenStoreError.writeFailed("cannot write the lock file \(url.path): \(POSIX.lastError)")
+                    throw TokenStoreError.lockFailed("cannot write the lock file \(url.path): \(POSIX.lastError)")
                 }
             }
             return result
@@ -125,7 +125,7 @@ final class LockFile: Sendable {
             do {
                 return try POSIX.tryLock(descriptor)
             } catch {
-                throw TokenStoreError.writeFailed("cannot lock \(file.leaseURL.path): \(error.reason)")
+                throw TokenStoreError.lockFailed("cannot lock \(file.leaseURL.path): \(error.reason)")
             }
         }
 
@@ -144,10 +144,14 @@ final class LockFile: Sendable {
         }
         if descriptor >= 0 { POSIX.close(descriptor) }
         descriptor = -1
-        try TokenFileStorage.createDirectory(url.deletingLastPathComponent())
+        do {
+            try TokenFileStorage.createDirectory(url.deletingLastPathComponent())
+        } catch TokenStoreError.writeFailed(let reason) {
+            throw TokenStoreError.lockFailed(reason)
+        }
         let opened = POSIX.open(url.path, O_RDWR | O_CREAT)
         guard opened >= 0 else {
-            throw TokenStoreError.writeFailed("cannot open the lock file \(url.path): \(POSIX.lastError)")
+            throw TokenStoreError.lockFailed("cannot open the lock file \(url.path): \(POSIX.lastError)")
         }
         descriptor = opened
         return opened
@@ -157,15 +161,16 @@ final class LockFile: Sendable {
     /// ``guardTimeout``.
     private func takeGuard(_ descriptor: Int32) throws {
         var pause: useconds_t = 100
-        let deadline = Date().addingTimeInterval(Self.guardTimeout)
+        // Monotonic: a wall clock that jumps must not cut the wait short, nor make it endless.
+        let deadline = ContinuousClock.now + .seconds(Self.guardTimeout)
         while true {
             do {
                 if try POSIX.tryLock(descriptor) { return }
             } catch {
-                throw TokenStoreError.writeFailed("cannot lock \(url.path): \(error.reason)")
+                throw TokenStoreError.lockFailed("cannot lock \(url.path): \(error.reason)")
             }
-            guard Date() < deadline else {
-                throw TokenStoreError.writeFailed(
+            guard ContinuousClock.now < deadline else {
+                throw TokenStoreError.lockFailed(
                     "another process kept \(url.path) locked for \(Int(Self.guardTimeout)) seconds")
             }
             usleep(pause)
@@ -183,7 +188,7 @@ final class LockFile: Sendable {
             if descriptor >= 0 { POSIX.close(descriptor) }
             descriptor = POSIX.open(leaseURL.path, O_RDWR | O_CREAT)
             guard descriptor >= 0 else {
-                throw TokenStoreError.writeFailed("cannot open \(leaseURL.path): \(POSIX.lastError)")
+                throw TokenStoreError.lockFailed("cannot open \(leaseURL.path): \(POSIX.lastError)")
             }
             return descriptor
         }

@@ -22,6 +22,12 @@ import Foundation
 ///   and its late write is refused, because every write first checks the generation.
 /// - Waiting for another process's lease polls every few milliseconds (2 ms at first, 20 ms
 ///   at most).
+/// - **Clock.** A lease's expiry is measured on a clock that every process on the machine
+///   shares and that wall-clock changes do not move (`CLOCK_BOOTTIME` on Linux, continuous
+///   time on Apple platforms), stored with the boot's identity: a lease written before a
+///   reboot has expired, and a process whose wall clock jumped by hours neither takes a live
+///   lease nor loses its own. (Lock files written by an older Courier, with a wall-clock
+///   expiry only, are read as before.)
 ///
 /// Put the lock file on a local file system that supports `flock` (not a network share), and
 /// do not delete it while sessions run: Courier never does.
@@ -29,6 +35,7 @@ public final class LockFileTokenCoordinator: TokenStoreCoordinator {
     private let lockFile: LockFile
     private let storage: any GenerationalStorage
     private let queue = LeaseQueue()
+    private let wallClock: @Sendable () -> Date
 
     /// A coordinator for `store` through the lock file at `lockFile` (created when first
     /// needed, mode 0600, with `<lockFile>.lease` beside it). Sessions read and write `store`
@@ -37,9 +44,12 @@ public final class LockFileTokenCoordinator: TokenStoreCoordinator {
         self.init(lockFile: lockFile, storage: PlainStoreStorage(store: store))
     }
 
-    init(lockFile: URL, storage: any GenerationalStorage) {
+    /// `wallClock`: the wall clock, written beside each lease for older Courier versions
+    /// (a seam: the tests move it by hours to prove that it decides nothing here).
+    init(lockFile: URL, storage: any GenerationalStorage, wallClock: @escaping @Sendable () -> Date = { Date() }) {
         self.lockFile = LockFile(url: lockFile)
         self.storage = storage
+        self.wallClock = wallClock
     }
 
     /// The lock file that holds the generation and the lease.
@@ -103,7 +113,7 @@ public final class LockFileTokenCoordinator: TokenStoreCoordinator {
             var pause = 0.002
             while true {
                 if let backed = try takeLease(owner: owner, duration: duration) {
-                    return FileLease(coordinator: self, owner: owner, backedByLock: backed)
+                    return FileLease(coordinator: self, owner: owner, duration: duration, backedByLock: backed)
                 }
                 let waited = started.duration(to: .now)
                 guard waited < limit else { throw TokenLeaseTimeout(seconds: timeout) }
@@ -121,8 +131,10 @@ public final class LockFileTokenCoordinator: TokenStoreCoordinator {
     /// taken over), or not at all (`nil`).
     private func takeLease(owner: UUID, duration: TimeInterval) throws -> Bool? {
         try lockFile.withGuard { record, files in
-            let now = Self.milliseconds(Date())
-            let expired = record.expiry <= now
+            let now = Self.milliseconds(wallClock())
+            // Measured on the machine's shared monotonic clock (``LeaseClock``): a process whose
+            // wall clock jumped never takes a live lease, nor loses its own.
+            let expired = record.isExpired(wallMilliseconds: now)
             let locked = try files.tryLockLease()
             if locked {
                 // Nobody alive holds the lease file: the lease is free, released, or its holder
@@ -138,10 +150,24 @@ public final class LockFileTokenCoordinator: TokenStoreCoordinator {
             // Free, or its holder hung past the expiry: from now on that holder's writes are
             // refused, since the generation it read is checked before each one.
             record.owner = owner
-            record.expiry = now + Self.milliseconds(duration)
+            record.setExpiry(after: duration, wallMilliseconds: now)
             record.backedByLock = locked
             return locked
         }
+    }
+
+    /// Whether the lease is still `owner`'s: another session took it over once it expired
+    /// otherwise. An expired lease nobody took is extended, so that nobody takes it while the
+    /// request its holder is about to send is in flight. A guard that cannot be taken answers
+    /// `false`: the refresh token stays home.
+    fileprivate func holdsLease(owner: UUID, duration: TimeInterval) -> Bool {
+        let held = try? lockFile.withGuard { record, _ -> Bool in
+            guard record.owner == owner else { return false }
+            let now = Self.milliseconds(wallClock())
+            if record.isExpired(wallMilliseconds: now) { record.setExpiry(after: duration, wallMilliseconds: now) }
+            return true
+        }
+        return held ?? false
     }
 
     fileprivate func releaseLease(owner: UUID, backedByLock: Bool) {
@@ -150,6 +176,8 @@ public final class LockFileTokenCoordinator: TokenStoreCoordinator {
                 if record.owner == owner {
                     record.owner = nil
                     record.expiry = 0
+                    record.bootID = nil
+                    record.bootExpiry = 0
                     record.backedByLock = false
                 }
                 // Still holding the guard: nobody may see the record free while this process
@@ -179,8 +207,9 @@ private final class FileLease: TokenLease {
     private let releaser: Releaser
     private let assertion: BackgroundAssertion?
 
-    init(coordinator: LockFileTokenCoordinator, owner: UUID, backedByLock: Bool) {
-        let releaser = Releaser(coordinator: coordinator, owner: owner, backedByLock: backedByLock)
+    init(coordinator: LockFileTokenCoordinator, owner: UUID, duration: TimeInterval, backedByLock: Bool) {
+        let releaser = Releaser(
+            coordinator: coordinator, owner: owner, duration: duration, backedByLock: backedByLock)
         self.releaser = releaser
         // A process suspended while it holds a lock in a shared container is killed by iOS
         // (0xdead10cc): the lease is held inside a background-task assertion, and given up
@@ -193,6 +222,10 @@ private final class FileLease: TokenLease {
         assertion?.end()
     }
 
+    func isHeld() -> Bool {
+        releaser.isHeld()
+    }
+
     deinit {
         release()
     }
@@ -200,13 +233,19 @@ private final class FileLease: TokenLease {
     private final class Releaser: Sendable {
         let coordinator: LockFileTokenCoordinator
         let owner: UUID
+        let duration: TimeInterval
         let backedByLock: Bool
         let released = Locked(false)
 
-        init(coordinator: LockFileTokenCoordinator, owner: UUID, backedByLock: Bool) {
+        init(coordinator: LockFileTokenCoordinator, owner: UUID, duration: TimeInterval, backedByLock: Bool) {
             self.coordinator = coordinator
             self.owner = owner
+            self.duration = duration
             self.backedByLock = backedByLock
+        }
+
+        func isHeld() -> Bool {
+            !released.withValue { $0 } && coordinator.holdsLease(owner: owner, duration: duration)
         }
 
         func release() {

@@ -96,6 +96,7 @@ struct TokenFileStorage: GenerationalStorage {
     }
 
     func writeToken(_ token: OAuthToken?, generation: UInt64) throws {
+        removeLeftovers()
         guard let token else {
             // unlink, never a recursive delete: a directory in the token's place is reported,
             // not emptied.
@@ -120,6 +121,24 @@ struct TokenFileStorage: GenerationalStorage {
             let reason = POSIX.lastError
             unlink(temporary.path)
             throw TokenStoreError.writeFailed("cannot replace \(url.path): \(reason)")
+        }
+    }
+
+    /// The temporary files of writers that died mid-write (`kill -9` between creating the
+    /// file and renaming it), each holding a full token: `.<name>.<UUID>.tmp` beside the file.
+    ///
+    /// Only called from a write, which holds the lock file's guard (``LockFile/withGuard(_:)``,
+    /// an `flock` the system frees when its holder dies): no other writer is alive in the middle
+    /// of a write meanwhile, so every such file is a dead writer's. A writer that fails removes
+    /// its own.
+    func removeLeftovers() {
+        let directory = url.deletingLastPathComponent()
+        let prefix = ".\(url.lastPathComponent)."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+            let middle = name.dropFirst(prefix.count).dropLast(".tmp".count)
+            guard UUID(uuidString: String(middle)) != nil else { continue }
+            unlink(directory.appendingPathComponent(name).path)
         }
     }
 

@@ -69,6 +69,18 @@ public protocol TokenStoreCoordinator: Sendable {
 public protocol TokenLease: Sendable {
     /// Gives the lease up, so the next session may take it. Releasing twice does nothing.
     func release()
+
+    /// Whether the lease is still this holder's: not released, and not taken over by another
+    /// session after it expired. The session asks immediately before its refresh request
+    /// leaves, so that a holder that was stopped past its lease never sends a refresh token
+    /// another session may have rotated since. A holder whose lease expired but was not taken
+    /// over may extend it here. The default answers `true` (a lease that cannot be lost).
+    func isHeld() -> Bool
+}
+
+extension TokenLease {
+    /// `true`: a lease that cannot be lost.
+    public func isHeld() -> Bool { true }
 }
 
 /// The token a shared store holds, and the generation of the write that stored it.

@@ -12,6 +12,10 @@ public enum TokenStoreError: Error, Sendable, CustomStringConvertible, Localized
     case readFailed(String)
     /// Writing the token failed; the text says why.
     case writeFailed(String)
+    /// Taking the lock that sessions sharing the token take turns through failed (the lock
+    /// file could not be created, opened, locked or written), so nothing was read or written;
+    /// the text says why.
+    case lockFailed(String)
 
     /// What went wrong, as a sentence.
     public var description: String {
@@ -21,6 +25,8 @@ public enum TokenStoreError: Error, Sendable, CustomStringConvertible, Localized
                 "the token file \(url.path) is not a valid token; it was left untouched (sign in again to replace it)")
         case .readFailed(let reason): ErrorText.sentence("reading the stored token failed: \(ErrorText.clause(reason))")
         case .writeFailed(let reason): ErrorText.sentence("writing the token failed: \(ErrorText.clause(reason))")
+        case .lockFailed(let reason):
+            ErrorText.sentence("taking the token's lock failed: \(ErrorText.clause(reason))")
         }
     }
 

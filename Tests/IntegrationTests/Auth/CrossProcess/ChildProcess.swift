@@ -59,6 +59,11 @@ final class ChildProcess: Sendable {
         _ = systemKill(pid, SIGKILL)
     }
 
+    /// Sends `signal` (`SIGSTOP`, `SIGCONT`).
+    func signal(_ signal: Int32) {
+        _ = systemKill(pid, signal)
+    }
+
     /// Kills the child if it still runs and closes its input (cleanup after a failed test).
     func stop() {
         handles.withValue { handles in
