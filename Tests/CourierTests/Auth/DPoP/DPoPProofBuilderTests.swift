@@ -136,4 +136,14 @@ struct DPoPProofBuilderTests {
         }
         #expect("\(proof)".contains("GET"))
     }
+
+    @Test("a DPoP header is a secret for every redaction by default; DPoP-Nonce is not")
+    func dpopHeaderIsSecret() async throws {
+        let proof = try await DPoPProofBuilder(key: FakeDPoPKey(), now: clock).proof(method: .get, url: url)
+        let headers = ["DPoP": proof.compactSerialization, "DPoP-Nonce": "n-1"]
+        let described = Redaction.default.describe(headers: headers)
+        #expect(!described.contains(proof.compactSerialization))
+        #expect(described.contains("n-1"))
+        #expect(Redaction.default.isSecret(header: "dpop"))
+    }
 }
