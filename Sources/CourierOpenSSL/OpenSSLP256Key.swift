@@ -5,7 +5,7 @@
     import Courier
     import Foundation
 
-    /// A ``Courier/DPoPKey`` on Linux: a P-256 key held by OpenSSL 3's libcrypto.
+    /// A `DPoPKey` on Linux: a P-256 key held by OpenSSL 3's libcrypto.
     ///
     /// Add the `OpenSSLSigning` trait and the `CourierOpenSSL` product (needs libcrypto's headers:
     /// Debian's `libssl-dev`), then:
