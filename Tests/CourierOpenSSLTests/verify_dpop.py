@@ -3,7 +3,8 @@
 
 Reads one JSON object per line on stdin:
   {"proof": "<compact JWT>", "htm": "GET", "htu": "https://...", "access_token": "..." or null,
-   "nonce": "..." or null, "now": <unix seconds>, "thumbprint": "<Courier's RFC 7638 thumbprint>"}
+   "nonce": "..." or null, "now": <unix seconds>, "thumbprint": "<Courier's RFC 7638 thumbprint>",
+   "pkcs8": "<base64 PKCS#8 DER of the signing key>" or null}
 and writes one JSON line per proof: {"ok": true, "jti": ..., "thumbprint": ...} or
 {"ok": false, "error": "..."}. A jti seen twice in one run is an error, as replay protection
 would make it.
@@ -14,7 +15,7 @@ import json
 import sys
 
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
@@ -76,6 +77,10 @@ def check(request, seen):
     thumbprint = b64url(hashlib.sha256(canonical.encode()).digest())
     if request.get("thumbprint") is not None and request["thumbprint"] != thumbprint:
         raise ValueError("Courier's thumbprint differs from RFC 7638's")
+    if request.get("pkcs8") is not None:
+        private_key = serialization.load_der_private_key(base64.b64decode(request["pkcs8"]), password=None)
+        if private_key.public_key().public_numbers() != public_key.public_numbers():
+            raise ValueError("the PKCS#8 key is not the jwk's key")
     return {"ok": True, "jti": jti, "thumbprint": thumbprint}
 
 
