@@ -160,3 +160,41 @@ package.targets.first { $0.name == "IntegrationTests" }?.dependencies.append(
     .target(name: "CourierCurl", condition: whenCurl))
 package.targets.first { $0.name == "CourierWireProbe" }?.dependencies.append(
     .target(name: "CourierCurl", condition: whenCurl))
+
+// MARK: - OpenSSLP256Key, behind the `OpenSSLSigning` trait (off by default)
+//
+// A DPoP signing key on OpenSSL 3's libcrypto, for Linux (Apple platforms use CryptoKit, in
+// Courier itself). Gated exactly as CurlTransport above: with the trait off no target depends on
+// the system library `COpenSSL`, so SwiftPM never looks for libcrypto, and every source of
+// CourierOpenSSL and its tests sits in `#if OpenSSLSigning`, so they compile to empty modules.
+let openSSLTrait = "OpenSSLSigning"
+let whenOpenSSL = TargetDependencyCondition.when(traits: [openSSLTrait])
+package.traits.insert(
+    .trait(
+        name: openSSLTrait,
+        description: "OpenSSLP256Key (product CourierOpenSSL), a DPoP key on libcrypto; needs OpenSSL 3's headers."
+    ))
+package.products.append(.library(name: "CourierOpenSSL", targets: ["CourierOpenSSL"]))
+let openSSLTargets: [Target] = [
+    // libcrypto's headers and library, found with pkg-config; shim.h wraps what Swift cannot call.
+    .systemLibrary(
+        name: "COpenSSL",
+        path: "Sources/COpenSSL",
+        pkgConfig: "libcrypto",
+        providers: [.apt(["libssl-dev"]), .yum(["openssl-devel"]), .brew(["openssl@3"])]
+    ),
+    .target(
+        name: "CourierOpenSSL",
+        dependencies: ["Courier", .target(name: "COpenSSL", condition: whenOpenSSL)]
+    ),
+    // Proofs signed with OpenSSLP256Key, verified by Python's `cryptography` (verify_dpop.py).
+    .testTarget(
+        name: "CourierOpenSSLTests",
+        dependencies: ["Courier", .target(name: "CourierOpenSSL", condition: whenOpenSSL)],
+        exclude: ["verify_dpop.py"]
+    ),
+]
+for target in openSSLTargets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}
+package.targets += openSSLTargets

@@ -33,9 +33,10 @@ import Foundation
 /// let redaction = Redaction.default.adding(headers: ["X-Tenant"], keys: ["otp", "pin"])
 /// ```
 public struct Redaction: Sendable, Equatable {
-    /// The headers hidden by default, whatever ``headerNameFragments`` says.
+    /// The headers hidden by default, whatever ``headerNameFragments`` says. `DPoP` carries a
+    /// proof (RFC 9449), a credential for its request.
     public static let defaultHeaders: Set<String> = [
-        "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie",
+        "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "DPoP",
     ]
     /// The parts of a header name that make it secret by default.
     public static let defaultHeaderNameFragments: Set<String> = [

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Why a DPoP proof or a key's thumbprint could not be made.
+///
+/// Descriptions name what failed; they never contain a key, a proof or an access token.
+public enum DPoPError: Error, Sendable {
+    /// The request URL cannot be a proof's `htu`: it is not an absolute `http` or `https` URL
+    /// with a host. The associated text says which part is wrong (not the URL itself).
+    case unsupportedURL(String)
+
+    /// The HTTP method is empty or not a token (RFC 9110 §5.6.2).
+    case invalidMethod
+
+    /// The clock gave a time that cannot be written as `iat` (not finite, or before 1970).
+    case invalidIssueTime
+
+    /// Public key coordinates that are not 32 bytes each.
+    case invalidPublicKey
+
+    /// The key's ``DPoPKey/sign(_:)`` threw.
+    case signingFailed(any Error)
+
+    /// The key returned a signature that is not the 64-byte raw `r || s` ES256 asks for
+    /// (a DER signature, typically 70–72 bytes, is the usual mistake).
+    case invalidSignature(byteCount: Int)
+
+    /// The key's ``DPoPKey/sha256(_:)`` threw.
+    case hashingFailed(any Error)
+
+    /// The key's ``DPoPKey/sha256(_:)`` returned something other than 32 bytes.
+    case invalidDigest(byteCount: Int)
+}
+
+extension DPoPError: CustomStringConvertible {
+    /// What went wrong; the text of an underlying error passes through ``Redaction/default``.
+    public var description: String {
+        switch self {
+        case .unsupportedURL(let reason):
+            return "DPoP: the request URL cannot be a proof's htu: \(reason)"
+        case .invalidMethod:
+            return "DPoP: the request method is not a valid HTTP method name"
+        case .invalidIssueTime:
+            return "DPoP: the clock gave a time that cannot be a proof's iat"
+        case .invalidPublicKey:
+            return "DPoP: a P-256 public key needs 32-byte x and y coordinates"
+        case .signingFailed(let error):
+            return "DPoP: the key could not sign the proof: \(Self.quote(error))"
+        case .invalidSignature(let count):
+            return "DPoP: the key returned a \(count)-byte signature; ES256 needs the 64-byte r || s form, not DER"
+        case .hashingFailed(let error):
+            return "DPoP: the key could not compute SHA-256: \(Self.quote(error))"
+        case .invalidDigest(let count):
+            return "DPoP: the key returned a \(count)-byte SHA-256 digest; expected 32"
+        }
+    }
+
+    private static func quote(_ error: any Error) -> String {
+        Redaction.default.redact(text: String(describing: error))
+    }
+}
