@@ -41,8 +41,19 @@ enum PythonVerifier {
             input += Data("\n".utf8)
         }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
+        // The first python3 that has `cryptography`: the one on the PATH (pyenv's, say), else
+        // the distribution's, where .ci/run installs python3-cryptography when it is missing.
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c",
+            """
+            for p in python3 /usr/bin/python3; do
+                if "$p" -c 'import cryptography' 2>/dev/null; then exec "$p" "$0"; fi
+            done
+            echo 'no python3 with the cryptography package' >&2; exit 127
+            """,
+            script.path,
+        ]
         let stdin = Pipe()
         let stdout = Pipe()
         // Python's complaints go to a file, so reading them can never block its output.
