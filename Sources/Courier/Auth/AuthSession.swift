@@ -40,7 +40,9 @@ import Foundation
 /// A new token that the store refuses to write (a full disk, a locked Keychain) is not
 /// dropped: the server may have retired the refresh token it replaced. The session uses it
 /// from memory, reports the failed write (``unstoredTokenError``, ``storageEvents``), and
-/// writes it before its next request as soon as the store accepts writes.
+/// writes it (before each request, and from a retry task of its own) as soon as the store
+/// accepts writes. Until then it keeps the store's lease, so that sessions sharing the store
+/// wait for the token rather than refresh with the retired one the store still holds.
 public actor AuthSession {
     /// Calls the token endpoint with the given token's refresh token and returns the new
     /// token.
