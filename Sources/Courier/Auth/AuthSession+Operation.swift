@@ -27,27 +27,47 @@ extension AuthSession {
         /// generation). It is written first; if the store still refuses it, the store counts as
         /// holding it, so the operation goes on with it and never with the token it replaced,
         /// whose refresh token the server may have retired.
+        ///
+        /// `held`: the lease the session kept since its token could not be stored; the
+        /// operation runs under it (taking the lease again would wait for itself), unless it
+        /// was lost meanwhile.
+        ///
+        /// Returns the lease still held when the operation renewed the token but the store
+        /// refused it (``StateMachine/Outcome/renewedUnstored(_:over:)``): the store still holds
+        /// the token whose refresh token the server retired, so no other session may take the
+        /// lease and refresh with it until the session has written its own. The session keeps
+        /// it until then. Every other lease is released.
         func run(
             _ operation: StateMachine.Operation, progress: OperationProgress,
-            unstored: StateMachine.Unstored? = nil
-        ) async -> (StateMachine.Outcome, (any Error)?) {
+            unstored: StateMachine.Unstored? = nil, holding held: (any TokenLease)? = nil
+        ) async -> (StateMachine.Outcome, (any Error)?, kept: (any TokenLease)?) {
             // A refresh that lost its lease before its request left (this process was stopped
             // past it) waits for the session that took it over and adopts what it stored.
             var result: (StateMachine.Outcome, (any Error)?) = (.transient, nil)
+            var held = held
             for _ in 0..<3 {
                 let lease: any TokenLease
-                do {
-                    lease = try await takeLease(progress: progress)
-                } catch {
-                    return (.transient, error)
+                let kept = held
+                held = nil
+                if let kept, kept.isHeld() {
+                    lease = kept
+                } else {
+                    // Lost (taken over after it expired): it still holds this process's turn.
+                    kept?.release()
+                    do {
+                        lease = try await takeLease(progress: progress)
+                    } catch {
+                        return (.transient, error, nil)
+                    }
                 }
                 result = await run(operation, holding: lease, progress: progress, unstored: unstored)
+                if case .renewedUnstored = result.0 { return (result.0, result.1, lease) }
                 // Asked only of a failed refresh: a successful one was fenced by its write.
                 let lost = if case .transient = result.0 { !lease.isHeld() } else { false }
                 lease.release()
-                guard lost else { return result }
+                guard lost else { return (result.0, result.1, nil) }
             }
-            return result
+            return (result.0, result.1, nil)
         }
 
         /// Takes the lease at once if it is free. Otherwise another session is renewing the

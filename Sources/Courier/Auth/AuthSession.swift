@@ -40,7 +40,9 @@ import Foundation
 /// A new token that the store refuses to write (a full disk, a locked Keychain) is not
 /// dropped: the server may have retired the refresh token it replaced. The session uses it
 /// from memory, reports the failed write (``unstoredTokenError``, ``storageEvents``), and
-/// writes it before its next request as soon as the store accepts writes.
+/// writes it (before each request, and from a retry task of its own) as soon as the store
+/// accepts writes. Until then it keeps the store's lease, so that sessions sharing the store
+/// wait for the token rather than refresh with the retired one the store still holds.
 public actor AuthSession {
     /// Calls the token endpoint with the given token's refresh token and returns the new
     /// token.
@@ -69,6 +71,14 @@ public actor AuthSession {
     private nonisolated let storageBroadcaster = AuthEventBroadcaster<TokenStorageEvent>()
     /// The last failed write of the token kept in memory; `nil` once it is stored.
     private nonisolated let unstoredError = Locked<TokenNotStored?>(nil)
+    /// The store's lease, kept while the session's token is not stored: the store still holds
+    /// the token it replaced, whose refresh token the server retired, and no other session may
+    /// refresh with it. Released once the token is written (or replaced: a sign-in, a
+    /// sign-out, the end of the session), or when the session goes away.
+    private nonisolated let keptLease = Locked<(any TokenLease)?>(nil)
+    /// Writes the token kept in memory again and again (0.5 s, then up to 5 s apart) while the
+    /// store refuses it, so that it is shared, and the lease freed, even when no request comes.
+    private var unstoredRetry: Task<Void, Never>?
     private nonisolated let waiters = TokenWaiters()
     /// The decisions, and the one place that knows whether a renewal is under way: behind a
     /// lock so that ``isRenewing`` reads it without a hop to the actor. Only the actor
@@ -151,6 +161,12 @@ public actor AuthSession {
             StateMachine(
                 token: stored?.token, generation: stored?.generation ?? coordinator.currentGeneration(),
                 window: refreshWindow, canAcquire: acquire != nil))
+    }
+
+    deinit {
+        // The token kept in memory goes with the session: the others may refresh again.
+        keptLease.withValue { $0 }?.release()
+        unstoredRetry?.cancel()
     }
 
     /// A new stream of the session's events from now on (earlier events are not replayed).
@@ -286,6 +302,7 @@ public actor AuthSession {
         try token.validate()
         let generation = try coordinator.write(token, change: .signedIn, ifGeneration: nil)
         perform(state.withValue { $0.signedIn(token, generation: generation) })
+        releaseKeptLeaseOnceStored()
     }
 
     /// Clears the token from memory and from the store. Waiting requests fail with
@@ -296,6 +313,7 @@ public actor AuthSession {
     /// - Throws: the store's error (the token is cleared from memory all the same).
     public func signOut() throws {
         perform(state.withValue { $0.signedOut() })
+        releaseKeptLeaseOnceStored()
         let generation = try coordinator.write(nil, change: .signedOut, ifGeneration: nil)
         state.withValue { $0.note(generation: generation) }
     }
@@ -368,6 +386,7 @@ public actor AuthSession {
         }
         let now = now()
         perform(state.withValue { $0.storeChanged(stored, now: now) })
+        releaseKeptLeaseOnceStored()
     }
 
     /// Writes the token that the store refused before, if any, unless another session wrote
@@ -390,7 +409,53 @@ public actor AuthSession {
         }
         state.withValue { $0.unstoredWritten(generation: written) }
         unstoredError.withValue { $0 = nil }
+        releaseKeptLeaseOnceStored()
         if written != nil { storageBroadcaster.emit(.written) }
+    }
+
+    /// Keeps the lease an operation held when the store refused the token it renewed (see
+    /// ``keptLease``), and tries the write again from a task of the session's own until the
+    /// store takes it.
+    private func keep(_ lease: (any TokenLease)?) {
+        guard let lease else { return }
+        guard state.withValue({ $0.unstored != nil }) else {
+            lease.release()
+            return
+        }
+        keptLease.withValue { kept in
+            defer { kept = lease }
+            return kept
+        }?.release()
+        guard unstoredRetry == nil else { return }
+        unstoredRetry = Task.detached(priority: .utility) { [weak self] in
+            var pause = 0.5
+            while true {
+                guard (try? await Delay.sleep(seconds: pause)) != nil else { return }
+                // Weakly held: the retries never keep the session alive.
+                guard let goOn = await self?.retryUnstoredWrite(), goOn else { return }
+                pause = min(pause * 2, 5)
+            }
+        }
+    }
+
+    /// One retry of the unstored token's write; keeps the lease from expiring meanwhile.
+    /// Whether to try again: the token is still not stored.
+    private func retryUnstoredWrite() -> Bool {
+        writeUnstoredToken()
+        _ = keptLease.withValue { $0 }?.isHeld()
+        let goOn = state.withValue { $0.unstored != nil }
+        if !goOn { unstoredRetry = nil }
+        return goOn
+    }
+
+    /// Releases the kept lease once the session's token is no longer unstored: written, or
+    /// replaced.
+    private func releaseKeptLeaseOnceStored() {
+        guard state.withValue({ $0.unstored == nil }) else { return }
+        keptLease.withValue { kept in
+            defer { kept = nil }
+            return kept
+        }?.release()
     }
 
     // MARK: Waiting
@@ -532,14 +597,25 @@ public actor AuthSession {
         // the requests waiting for it.
         let runner = self.runner
         let unstored = state.withValue { $0.unstored }
+        // The operation runs under the lease kept for the unstored token, and gives it back
+        // if the store refuses its token too.
+        let held = keptLease.withValue { kept in
+            defer { kept = nil }
+            return kept
+        }
         let progress = OperationProgress()
         self.progress[id] = progress
         operations[id] = Task.detached(priority: Task.currentPriority) { [weak self] in
-            let (outcome, error) = await runner.run(operation, progress: progress, unstored: unstored)
+            let (outcome, error, kept) = await runner.run(
+                operation, progress: progress, unstored: unstored, holding: held)
             // Also for an operation that never called its closure (another session's token
             // adopted, the lease not had, a session ended).
             progress.end()
-            await self?.operationEnded(id, outcome, error: error)
+            if let self {
+                await self.operationEnded(id, outcome, error: error, kept: kept)
+            } else {
+                kept?.release()
+            }
         }
         armTimeout(id)
     }
@@ -565,7 +641,10 @@ public actor AuthSession {
         }
     }
 
-    private func operationEnded(_ id: StateMachine.OperationID, _ outcome: StateMachine.Outcome, error: (any Error)?) {
+    private func operationEnded(
+        _ id: StateMachine.OperationID, _ outcome: StateMachine.Outcome, error: (any Error)?,
+        kept: (any TokenLease)?
+    ) {
         operations.removeValue(forKey: id)
         progress.removeValue(forKey: id)
         timeouts.removeValue(forKey: id)?.cancel()
@@ -578,6 +657,8 @@ public actor AuthSession {
             return (action, wasUnstored && state.unstored == nil && state.token != nil)
         }
         perform(action, error: error, source: source)
+        keep(kept)
+        releaseKeptLeaseOnceStored()
         // The operation stored a token over the one kept in memory (it wrote that one first,
         // or a newer one): the store holds the session's token again.
         if written { storageBroadcaster.emit(.written) }

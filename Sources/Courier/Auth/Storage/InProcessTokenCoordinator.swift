@@ -73,29 +73,56 @@ public final class InProcessTokenCoordinator: TokenStoreCoordinator {
     }
 }
 
-/// A lease on a ``LeaseQueue``, released once: by its holder, or when it expires.
+/// A lease on a ``LeaseQueue``, released once: by its holder, when it is dropped, or when it
+/// expires. Each ``isHeld()`` while it is held extends it by its duration.
 final class QueueLease: TokenLease {
+    private struct State {
+        var released = false
+        var deadline: ContinuousClock.Instant
+    }
+
     private let queue: LeaseQueue
-    private let released = Locked(false)
+    private let duration: Duration
+    private let state: Locked<State>
 
     init(queue: LeaseQueue, expiringAfter duration: TimeInterval) {
         self.queue = queue
-        let expiry = duration
+        self.duration = .nanoseconds(Int64(clamping: Delay.nanoseconds(duration)))
+        self.state = Locked(State(deadline: .now + self.duration))
         Task { [weak self] in
-            guard (try? await Delay.sleep(seconds: expiry)) != nil else { return }
-            self?.release()
+            // Until it is released: sleeps to the deadline, which may have moved meanwhile.
+            while let left = self?.timeLeft() {
+                guard left > .zero else {
+                    self?.release()
+                    return
+                }
+                guard (try? await Delay.sleep(seconds: left.inSeconds)) != nil else { return }
+            }
         }
+    }
+
+    /// The time until the lease expires; `nil` once it is released.
+    private func timeLeft() -> Duration? {
+        state.withValue { $0.released ? nil : $0.deadline - .now }
     }
 
     func isHeld() -> Bool {
-        !released.withValue { $0 }
+        state.withValue { state in
+            guard !state.released else { return false }
+            state.deadline = .now + duration
+            return true
+        }
     }
 
     func release() {
-        let first = released.withValue { released in
-            defer { released = true }
-            return !released
+        let first = state.withValue { state in
+            defer { state.released = true }
+            return !state.released
         }
         if first { queue.release() }
+    }
+
+    deinit {
+        release()
     }
 }

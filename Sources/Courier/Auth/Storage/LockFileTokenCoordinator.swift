@@ -157,14 +157,14 @@ public final class LockFileTokenCoordinator: TokenStoreCoordinator {
     }
 
     /// Whether the lease is still `owner`'s: another session took it over once it expired
-    /// otherwise. An expired lease nobody took is extended, so that nobody takes it while the
-    /// request its holder is about to send is in flight. A guard that cannot be taken answers
-    /// `false`: the refresh token stays home.
+    /// otherwise. A lease still held (even one expired that nobody took) is extended by
+    /// `duration` from now, so that nobody takes it while the request its holder is about to
+    /// send is in flight, nor while its holder keeps it for a token the store refused. A guard
+    /// that cannot be taken answers `false`: the refresh token stays home.
     fileprivate func holdsLease(owner: UUID, duration: TimeInterval) -> Bool {
         let held = try? lockFile.withGuard { record, _ -> Bool in
             guard record.owner == owner else { return false }
-            let now = Self.milliseconds(wallClock())
-            if record.isExpired(wallMilliseconds: now) { record.setExpiry(after: duration, wallMilliseconds: now) }
+            record.setExpiry(after: duration, wallMilliseconds: Self.milliseconds(wallClock()))
             return true
         }
         return held ?? false

@@ -73,8 +73,10 @@ public protocol TokenLease: Sendable {
     /// Whether the lease is still this holder's: not released, and not taken over by another
     /// session after it expired. The session asks immediately before its refresh request
     /// leaves, so that a holder that was stopped past its lease never sends a refresh token
-    /// another session may have rotated since. A holder whose lease expired but was not taken
-    /// over may extend it here. The default answers `true` (a lease that cannot be lost).
+    /// another session may have rotated since. A holder whose lease is still its own (even
+    /// one expired that was not taken over) extends it here by its duration: a session whose
+    /// renewed token the store refused keeps its lease, alive this way, until the token is
+    /// written. The default answers `true` (a lease that cannot be lost).
     func isHeld() -> Bool
 }
 

@@ -49,6 +49,57 @@ struct FullDiskTests {
 
     }
 
+    @Test(
+        "another session on the same file waits while the disk is full, never presents the retired refresh token, and adopts the new token once space is freed"
+    )
+    func otherSessionWaits() async throws {
+        let disk = try SmallFileSystem()
+        defer { disk.unmount() }
+        let file = disk.folder.appendingPathComponent("token.json")
+        try FileTokenStore(url: file).save(RotatingTokenServer.initialToken())
+        let filler = disk.folder.appendingPathComponent("filler")
+        try disk.fill(filler)
+
+        let server = RotatingTokenServer()
+        let presented = LockIsolated<[String]>([])
+        let refresh: AuthSession.RefreshClosure = { token in
+            presented.withValue { $0.append(token.refreshToken ?? "none") }
+            return try server.refresh(token)
+        }
+        let holder = AuthSession(store: FileTokenStore(url: file), refresh: refresh, refreshTimeout: testRefreshTimeout)
+        let log = LockIsolated<[String]>([])
+        let otherStore = FileTokenStore(url: file)
+        let coordinator = try #require(otherStore.coordinator)
+        let other = AuthSession(
+            store: CoordinatedTokenStore(otherStore, coordinator: WatchedCoordinator(inner: coordinator, log: log)),
+            refresh: refresh, refreshTimeout: testRefreshTimeout)
+
+        #expect(try await holder.validToken().accessToken == "A1")
+        #expect(holder.unstoredTokenError != nil)
+        let waiting = Task { () -> Result<OAuthToken, any Error> in
+            let result: Result<OAuthToken, any Error>
+            do {
+                result = .success(try await other.validToken())
+            } catch {
+                result = .failure(error)
+            }
+            log.withValue { $0.append("done") }
+            return result
+        }
+        _ = try await log.wait(until: { !$0.isEmpty })
+        #expect(log.value == ["waiting"])
+
+        // Space is freed: the holder's own retries write the token, with no request of its own.
+        try FileManager.default.removeItem(at: filler)
+        let adopted = await waiting.value
+        #expect((try? adopted.get())?.accessToken == "A1", "\(adopted)")
+        #expect(presented.value == ["R0"])
+        #expect(server.retiredPresentations.isEmpty)
+        #expect(try FileTokenStore(url: file).load()?.refreshToken == "R1")
+        #expect(await other.isSessionExpired == false)
+        #expect(await holder.isSessionExpired == false)
+    }
+
     @Test("a read-only file system: the failure names the lock file, the operation and the system's reason")
     func readOnly() async throws {
         let disk = try SmallFileSystem(readOnly: true)
