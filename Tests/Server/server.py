@@ -862,6 +862,10 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
             return self._upload()
         if path == "/slow-upload":
             return self._upload(block_delay=max(0, self._int_arg("block_delay_ms", 10)) / 1000)
+        if path == "/slower-upload":
+            # For clients that cancel mid-way: 250 ms a block keeps a 4 MiB upload in flight for
+            # 16 s, so a cancellation that a loaded machine delays still lands mid-way.
+            return self._upload(block_delay=0.25)
         if path == "/multipart":
             return self._multipart()
         if path == "/json/big":

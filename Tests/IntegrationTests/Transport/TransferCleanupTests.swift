@@ -57,7 +57,7 @@ struct TransferCleanupTests {
         defer { scratch.remove() }
         let video = try await scratch.file("video.bin", size: 6 * 1024 * 1024, seed: 11)
         let target = ServerAPI(
-            server, "slow-upload", method: .post,
+            server, "slower-upload", method: .post,
             task: .uploadMultipart([MultipartFormBodyPart(provider: .file(video), name: "v", fileName: "v.bin")]))
         let (result, filesWhenCancelled) = await cancelMidway(provider, target, diskThreshold: 64 * 1024) { step in
             step.completedBytes > 0
@@ -83,7 +83,7 @@ struct TransferCleanupTests {
         // when a file read completes after the transfer was cancelled.
         defer { scratch.remove() }
         let file = try await scratch.file("raw.bin", size: 4 * 1024 * 1024, seed: 19)
-        let target = ServerAPI(server, "slow-upload", method: .post, task: .uploadFile(file))
+        let target = ServerAPI(server, "slower-upload", method: .post, task: .uploadFile(file))
         for _ in 0..<20 {
             let (result, _) = await cancelMidway(provider, target) { $0.completedBytes > 0 }
             #expect(result.error?.isCancelled == true)
