@@ -282,12 +282,15 @@ struct AuthSessionExpiryTests {
             store: Self.expired(),
             refresh: { _ in
                 if calls.increment() == 1 {
-                    // Never returns by itself; it only notices that it was cancelled.
+                    // Never returns by itself; it only notices that it was cancelled, and then
+                    // fails as a cancelled call does (a token it returned then could win the
+                    // race with the session's giving up on a loaded machine, and be adopted).
                     await withTaskCancellationHandler {
                         for await _ in AsyncStream<Void>.makeStream().stream {}
                     } onCancel: {
                         cancelled.continuation.yield()
                     }
+                    throw CancellationError()
                 }
                 return AuthSessionSharedStoreTests.token("after-abandon")
             },
