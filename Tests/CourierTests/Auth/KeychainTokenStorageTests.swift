@@ -96,9 +96,11 @@ struct KeychainTokenStorageTests {
         let widget = KeychainTokenStorage.coordinator(for: item, client: keychain, lockDirectory: folder)
         let lockFile = KeychainTokenStorage.lockFileURL(for: item, in: folder)
         #expect(lockFile.lastPathComponent == "com.example.app.oauth-token.TEAM.com.example.app.token.lock")
-        let lease = try await app.acquireLease(expiringAfter: 60, waitingAtMost: 600)
+        // The lease lasts 10 minutes: on a loaded machine a minute can pass between two lines,
+        // and an expired lease is rightly taken over.
+        let lease = try await app.acquireLease(expiringAfter: 600, waitingAtMost: 600)
         await #expect(throws: TokenLeaseTimeout.self) {
-            _ = try await widget.acquireLease(expiringAfter: 60, waitingAtMost: 0.05)
+            _ = try await widget.acquireLease(expiringAfter: 600, waitingAtMost: 0.05)
         }
         let generation = try #require(try app.write(token, change: .refreshed, ifGeneration: nil))
         lease.release()
