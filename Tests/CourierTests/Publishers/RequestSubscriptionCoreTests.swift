@@ -94,8 +94,9 @@ struct RequestSubscriptionCoreTests {
         let subscriber = Subscriber()
         let core = subscriber.core {
             started.open()
-            // Waits until the subscription cancels the request's task.
-            try? await Task.sleep(for: .seconds(3600))
+            // Waits until the subscription cancels the request's task (a stream nobody feeds
+            // ends its iteration when the task is cancelled).
+            for await _ in AsyncStream<Void>.makeStream().stream {}
             if Task.isCancelled { sawCancellation.open() }
             return .success("too late")
         }

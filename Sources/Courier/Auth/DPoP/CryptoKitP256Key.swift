@@ -6,7 +6,7 @@
     ///
     /// ```swift
     /// let key = CryptoKitP256Key()
-    /// let saved = key.pkcs8DERRepresentation   // store it with the session's token, in the Keychain
+    /// let saved = try key.pkcs8DERRepresentation   // store it with the session's token, in the Keychain
     /// let restored = try CryptoKitP256Key(pkcs8DERRepresentation: saved)
     /// ```
     ///
@@ -36,14 +36,18 @@
 
         private init(_ key: P256.Signing.PrivateKey) {
             rawPrivateKey = key.rawRepresentation
-            // CryptoKit's raw public key is x || y, 64 bytes: always valid here.
-            publicJWK = try! DPoPPublicJWK(uncompressedPoint: key.publicKey.rawRepresentation)
+            // CryptoKit's raw public key is x || y, 32 bytes each: read as coordinates directly,
+            // with no check that could fail.
+            let point = key.publicKey.rawRepresentation
+            publicJWK = DPoPPublicJWK(unchecked: Data(point.prefix(32)), Data(point.suffix(32)))
         }
 
         /// The private key as PKCS#8 DER, to store it. A secret: keep it in the Keychain.
+        ///
+        /// - Throws: CryptoKit's error if the stored scalar could not be read back as a key
+        ///   (it came from a valid key, so this is not expected).
         public var pkcs8DERRepresentation: Data {
-            // `rawPrivateKey` came from a valid key.
-            try! P256.Signing.PrivateKey(rawRepresentation: rawPrivateKey).derRepresentation
+            get throws { try P256.Signing.PrivateKey(rawRepresentation: rawPrivateKey).derRepresentation }
         }
 
         /// Signs with ES256; returns the 64-byte `r || s` signature.

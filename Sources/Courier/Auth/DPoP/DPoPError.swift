@@ -29,6 +29,8 @@ public enum DPoPError: Error, Sendable {
 
     /// The key's ``DPoPKey/sha256(_:)`` returned something other than 32 bytes.
     case invalidDigest(byteCount: Int)
+    /// The proof's header or claims could not be encoded as JSON.
+    case encodingFailed(any Error)
 }
 
 extension DPoPError: CustomStringConvertible {
@@ -51,6 +53,8 @@ extension DPoPError: CustomStringConvertible {
             return "DPoP: the key could not compute SHA-256: \(Self.quote(error))"
         case .invalidDigest(let count):
             return "DPoP: the key returned a \(count)-byte SHA-256 digest; expected 32"
+        case .encodingFailed(let error):
+            return "DPoP: the proof's JSON could not be encoded: \(Self.quote(error))"
         }
     }
 

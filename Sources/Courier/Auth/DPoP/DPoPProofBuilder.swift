@@ -50,7 +50,7 @@ public struct DPoPProofBuilder: Sendable {
         let claims = Claims(
             jti: Self.randomID(), htm: method.rawValue, htu: htu, iat: Int(seconds), ath: ath, nonce: nonce)
         let header = Header(jwk: key.publicJWK.members)
-        let signingInput = Base64URL.encode(Self.json(header)) + "." + Base64URL.encode(Self.json(claims))
+        let signingInput = Base64URL.encode(try Self.json(header)) + "." + Base64URL.encode(try Self.json(claims))
         let signature: Data
         do {
             signature = try await key.sign(Data(signingInput.utf8))
@@ -92,11 +92,14 @@ public struct DPoPProofBuilder: Sendable {
             }
     }
 
-    private static func json(_ value: some Encodable) -> Data {
+    private static func json(_ value: some Encodable) throws(DPoPError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Strings, integers and a dictionary of strings: encoding them cannot fail.
-        return try! encoder.encode(value)
+        do {
+            return try encoder.encode(value)
+        } catch {
+            throw .encodingFailed(error)
+        }
     }
 
     private struct Header: Encodable {

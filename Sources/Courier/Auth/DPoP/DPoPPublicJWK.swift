@@ -26,6 +26,13 @@ public struct DPoPPublicJWK: Sendable, Hashable {
         self.y = Data(y)
     }
 
+    /// A key from coordinates a platform's key object gave (CryptoKit's), which are 32 bytes
+    /// each by construction: no check that could fail, so a key never needs a `try!`.
+    init(unchecked x: Data, _ y: Data) {
+        self.x = Data(x)
+        self.y = Data(y)
+    }
+
     /// A key from the uncompressed point `x || y` (64 bytes), as CryptoKit's
     /// `rawRepresentation` gives it, or `04 || x || y` (65 bytes), as X9.63 and OpenSSL give it.
     ///
