@@ -14,20 +14,8 @@ extension CurlTransport {
     /// The app's name is the process's; its version is the main bundle's
     /// `CFBundleShortVersionString` when there is one (an executable on Linux has none,
     /// and then the name stands alone).
-    public static let defaultUserAgent: String = {
-        let process = ProcessInfo.processInfo
-        let name = process.processName.isEmpty ? "Courier-client" : process.processName
-        let version = Bundle.main.infoDictionary?["CFBundleShortVersionString"] as? String
-        let app = version.map { "\(name)/\($0)" } ?? name
-        let os = process.operatingSystemVersion
-        #if os(Linux)
-        let system = "Linux \(os.majorVersion).\(os.minorVersion).\(os.patchVersion)"
-        #else
-        let system = "\(os.majorVersion).\(os.minorVersion).\(os.patchVersion)"
-        #endif
-        let line = "\(app) (\(system)) \(CourierRelease.product) CurlTransport libcurl/\(CurlVersion.current)"
-        return visibleASCII(line)
-    }()
+    public static let defaultUserAgent = CourierRelease.userAgent(
+        client: "CurlTransport libcurl/\(CurlVersion.current)")
 
     /// The `Accept-Language` a request carries when neither it nor the
     /// ``Configuration/acceptLanguage`` says otherwise: the user's preferred languages, most
