@@ -27,7 +27,8 @@ let package = Package(
         .target(
             name: "CourierTestServer", path: "Tests/Server",
             exclude: [
-                "server.py", "h2_front.py", "certificate_faults.py", "refusing_proxy.py", "h2_goaway.py", "README.md",
+                "server.py", "dpop.py", "h2_front.py", "certificate_faults.py", "refusing_proxy.py", "h2_goaway.py",
+                "README.md",
             ]),
         // The test server's token endpoint as a target, written once for the integration tests,
         // the soak, the benchmarks and RefreshDemo. Not a product; unlike CourierTestServer
@@ -190,7 +191,7 @@ let openSSLTargets: [Target] = [
     // Proofs signed with OpenSSLP256Key, verified by Python's `cryptography` (verify_dpop.py).
     .testTarget(
         name: "CourierOpenSSLTests",
-        dependencies: ["Courier", .target(name: "CourierOpenSSL", condition: whenOpenSSL)],
+        dependencies: ["Courier", "CourierTestServer", .target(name: "CourierOpenSSL", condition: whenOpenSSL)],
         exclude: ["verify_dpop.py"]
     ),
 ]

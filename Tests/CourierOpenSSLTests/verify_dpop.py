@@ -10,62 +10,27 @@ and writes one JSON line per proof: {"ok": true, "jti": ..., "thumbprint": ...} 
 would make it.
 """
 import base64
-import hashlib
 import json
 import sys
+from pathlib import Path
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-
-def b64url_decode(text):
-    if "=" in text or "+" in text or "/" in text:
-        raise ValueError("not unpadded base64url")
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def b64url(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+# The test server's DPoP checks (Tests/Server/dpop.py): one implementation of what a server
+# checks, for this script and for the server's DPoP mode.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "Server"))
+import dpop  # noqa: E402
 
 
 def check(request, seen):
-    header_b64, claims_b64, signature_b64 = request["proof"].split(".")
-    header = json.loads(b64url_decode(header_b64))
-    claims = json.loads(b64url_decode(claims_b64))
-    if header.get("typ") != "dpop+jwt" or header.get("alg") != "ES256":
-        raise ValueError(f"header typ/alg: {header.get('typ')}/{header.get('alg')}")
-    jwk = header["jwk"]
-    if set(jwk) != {"kty", "crv", "x", "y"} or jwk["kty"] != "EC" or jwk["crv"] != "P-256":
-        raise ValueError(f"jwk members: {sorted(jwk)}")
-    x, y = b64url_decode(jwk["x"]), b64url_decode(jwk["y"])
-    if len(x) != 32 or len(y) != 32:
-        raise ValueError("jwk coordinates are not 32 bytes")
-    public_key = ec.EllipticCurvePublicNumbers(
-        int.from_bytes(x, "big"), int.from_bytes(y, "big"), ec.SECP256R1()
-    ).public_key()
-    raw = b64url_decode(signature_b64)
-    if len(raw) != 64:
-        raise ValueError(f"signature is {len(raw)} bytes, not 64")
-    der = encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big"))
-    try:
-        public_key.verify(der, f"{header_b64}.{claims_b64}".encode(), ec.ECDSA(hashes.SHA256()))
-    except InvalidSignature:
-        raise ValueError("signature does not verify against the header's jwk")
-    if claims.get("htm") != request["htm"]:
-        raise ValueError(f"htm {claims.get('htm')!r}")
-    if claims.get("htu") != request["htu"]:
-        raise ValueError(f"htu {claims.get('htu')!r}")
-    iat = claims.get("iat")
-    if not isinstance(iat, int) or abs(iat - request["now"]) > 1:
-        raise ValueError(f"iat {iat!r}")
-    jti = claims.get("jti")
-    if not isinstance(jti, str) or len(jti) < 16 or jti in seen:
-        raise ValueError(f"jti missing, short or reused")
+    jwk, claims = dpop.check_proof(request["proof"], request["htm"], request["htu"], request["now"], 1)
+    jti = claims["jti"]
+    if jti in seen:
+        raise ValueError("jti reused")
     seen.add(jti)
     token = request.get("access_token")
-    expected_ath = None if token is None else b64url(hashlib.sha256(token.encode("ascii")).digest())
+    expected_ath = None if token is None else dpop.access_token_hash(token)
     if claims.get("ath") != expected_ath:
         raise ValueError("ath does not match the access token")
     if claims.get("nonce") != request.get("nonce"):
@@ -73,11 +38,15 @@ def check(request, seen):
     allowed = {"jti", "htm", "htu", "iat", "ath", "nonce"}
     if not set(claims) <= allowed:
         raise ValueError(f"unexpected claims {sorted(set(claims) - allowed)}")
-    canonical = json.dumps({k: jwk[k] for k in ("crv", "kty", "x", "y")}, separators=(",", ":"), sort_keys=True)
-    thumbprint = b64url(hashlib.sha256(canonical.encode()).digest())
+    thumbprint = dpop.thumbprint(jwk)
     if request.get("thumbprint") is not None and request["thumbprint"] != thumbprint:
         raise ValueError("Courier's thumbprint differs from RFC 7638's")
     if request.get("pkcs8") is not None:
+        public_key = ec.EllipticCurvePublicNumbers(
+            int.from_bytes(dpop.b64url_decode(jwk["x"]), "big"),
+            int.from_bytes(dpop.b64url_decode(jwk["y"]), "big"),
+            ec.SECP256R1(),
+        ).public_key()
         private_key = serialization.load_der_private_key(base64.b64decode(request["pkcs8"]), password=None)
         if private_key.public_key().public_numbers() != public_key.public_numbers():
             raise ValueError("the PKCS#8 key is not the jwk's key")

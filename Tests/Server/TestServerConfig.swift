@@ -112,6 +112,10 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
     /// JSON text the token endpoint sends verbatim as `expires_in` (`"\"nan\""`, `"-5"`,
     /// `"1e309"` …) instead of the real lifetime, which the server still enforces.
     public var expiresInOverride: ExpiresInOverride?
+    /// The DPoP mode's settings (nonces, their rotation, the `iat` window); `nil` leaves them.
+    /// The mode itself needs no switch: a token request with a `DPoP` proof gets tokens bound
+    /// to its key, which the API then accepts only as `Authorization: DPoP` with a proof.
+    public var dpop: DPoPSettings?
 
     /// What ``expiresInOverride`` does.
     public enum ExpiresInOverride: Sendable, Equatable {
@@ -171,6 +175,7 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
         case faultSeed = "fault_seed"
         case reuseDetection = "reuse_detection"
         case expiresInOverride = "expires_in_override"
+        case dpop
     }
 
     private struct FaultRule: Encodable {
@@ -196,6 +201,7 @@ public struct TestServerConfig: Sendable, Equatable, Encodable {
         try container.encodeIfPresent(staleGrace.map { $0 * 1_000 }, forKey: .staleGrace)
         try container.encodeIfPresent(faultSeed, forKey: .faultSeed)
         try container.encodeIfPresent(reuseDetection, forKey: .reuseDetection)
+        try container.encodeIfPresent(dpop, forKey: .dpop)
         switch expiresInOverride {
         case .json(let text)?: try container.encode(text, forKey: .expiresInOverride)
         case .cleared?: try container.encodeNil(forKey: .expiresInOverride)

@@ -43,6 +43,16 @@ public struct TestServerCounters: Decodable, Sendable, Equatable {
     /// Refresh grants that presented a refresh token already used (rotated away) while
     /// ``TestServerConfig/reuseDetection`` was on; each revoked its whole token family.
     public let refreshTokenReuses: Int
+    /// Requests refused with `use_dpop_nonce` (a 400 from the token endpoint, a 401 from the
+    /// API): a proof without the server's current nonce.
+    public let dpopNonceChallenges: Int
+    /// Proofs refused as `invalid_dpop_proof` (bad signature, htm, htu, iat, ath, a replayed
+    /// jti, a refresh signed by another key) or tokens bound to another key.
+    public let dpopProofRejections: Int
+    /// Token responses that issued DPoP-bound tokens (`token_type: DPoP`).
+    public let dpopBoundIssued: Int
+    /// A DPoP-bound token sent as `Bearer`, or a bearer token sent as `DPoP`: refused.
+    public let dpopBearerMisuses: Int
 
     enum CodingKeys: String, CodingKey {
         case tokenRequests = "token_requests"
@@ -61,5 +71,9 @@ public struct TestServerCounters: Decodable, Sendable, Equatable {
         case protectedFaults = "protected_faults"
         case tokenRandomFaults = "token_random_faults"
         case refreshTokenReuses = "refresh_token_reuses"
+        case dpopNonceChallenges = "dpop_nonce_challenges"
+        case dpopProofRejections = "dpop_proof_rejections"
+        case dpopBoundIssued = "dpop_bound_issued"
+        case dpopBearerMisuses = "dpop_bearer_misuses"
     }
 }

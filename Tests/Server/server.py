@@ -30,6 +30,8 @@ import urllib.parse
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import dpop
+
 BLOCK = 64 * 1024
 
 # The 256-byte cycle of the deterministic download content: byte i = (i * 31 + 7) % 256.
@@ -92,6 +94,10 @@ COUNTER_NAMES = (
     "protected_faults",
     "token_random_faults",
     "refresh_token_reuses",
+    "dpop_nonce_challenges",
+    "dpop_proof_rejections",
+    "dpop_bound_issued",
+    "dpop_bearer_misuses",
 )
 
 
@@ -155,15 +161,24 @@ class State:
         # admin issue) through refresh grants.
         self.next_family = 0
         self.flaky: dict[str, int] = {}
+        # DPoP mode (see dpop.py): nonces, jti replay; tokens issued against a proof are bound
+        # to its key ("jkt" in their records) and accepted only with a proof by that key.
+        self.dpop = dpop.DPoPServer()
 
     # All methods below expect self.lock to be held by the caller.
 
     def issue(
-        self, lifetime: float | None, refresh_token: str | None, new_refresh: bool, family: int | None = None
+        self,
+        lifetime: float | None,
+        refresh_token: str | None,
+        new_refresh: bool,
+        family: int | None = None,
+        jkt: str | None = None,
     ) -> dict:
         """Issue an access token (and maybe a refresh token); returns the RFC 6749 response.
 
-        `family`: the family of the refresh token presented; None starts a new family."""
+        `family`: the family of the refresh token presented; None starts a new family.
+        `jkt`: the thumbprint of the DPoP key the tokens are bound to (token_type DPoP)."""
         if family is None:
             self.next_family += 1
             family = self.next_family
@@ -178,13 +193,14 @@ class State:
             "expires_at": None if lifetime is None else now + lifetime,
             "revoked": False,
             "family": family,
+            "jkt": jkt,
         }
-        response: dict = {"access_token": token, "token_type": "Bearer"}
+        response: dict = {"access_token": token, "token_type": "DPoP" if jkt else "Bearer"}
         if lifetime is not None:
             response["expires_in"] = _number(lifetime)
         if new_refresh:
             refresh_token = f"rt-{secrets.token_hex(16)}"
-            self.refresh_tokens[refresh_token] = {"valid": True, "family": family}
+            self.refresh_tokens[refresh_token] = {"valid": True, "family": family, "jkt": jkt}
         if refresh_token is not None:
             response["refresh_token"] = refresh_token
         return response
@@ -1125,13 +1141,6 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
             hold = state.config["refresh_hold"] if grant == "refresh_token" else None
             expires_in_text = state.config["expires_in_override"]
 
-        def send_token(response: dict) -> None:
-            body = json.dumps(response)
-            if expires_in_text is not None:
-                response.pop("expires_in", None)
-                body = json.dumps(response)[:-1] + ', "expires_in": ' + expires_in_text + "}"
-            self._send(200, body.encode(), "application/json", [("Cache-Control", "no-store")])
-
         if delay_ms:
             time.sleep(delay_ms / 1000)
         if hold is not None:
@@ -1142,6 +1151,35 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
             return self._token_fault(fault, fault_sleep, challenge)
         if self.command != "POST":
             return self._send_json(405, {"error": "invalid_request", "error_description": "use POST"})
+
+        # A proof binds the tokens to its key; it is checked before the grant, so that a nonce
+        # challenge or a refused proof never uses up a refresh token.
+        proof = self._single_header("DPoP")
+        jkt = None
+        nonce_header = []
+        if proof is not None:
+            verdict = state.dpop.check(proof, "as", self.command, self._request_uri(), None)
+            if verdict["nonce"] is not None:
+                nonce_header = [("DPoP-Nonce", verdict["nonce"])]
+            if "error" in verdict:
+                with state.lock:
+                    counter = "dpop_nonce_challenges" if verdict["error"] == "use_dpop_nonce" else "dpop_proof_rejections"
+                    state.counters[counter] += 1
+                return self._send_json(
+                    400, {"error": verdict["error"], "error_description": verdict["description"]}, nonce_header
+                )
+            jkt = verdict["jkt"]
+
+        def send_token(response: dict) -> None:
+            body = json.dumps(response)
+            if expires_in_text is not None:
+                response.pop("expires_in", None)
+                body = json.dumps(response)[:-1] + ', "expires_in": ' + expires_in_text + "}"
+            if jkt is not None:
+                with state.lock:
+                    state.counters["dpop_bound_issued"] += 1
+            headers = [("Cache-Control", "no-store")] + nonce_header
+            self._send(200, body.encode(), "application/json", headers)
 
         if grant == "password":
             username = field("username")
@@ -1156,7 +1194,7 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
                 )
             with state.lock:
                 response = state.issue(
-                    state.config["token_lifetime"], None, state.config["include_refresh_token"]
+                    state.config["token_lifetime"], None, state.config["include_refresh_token"], jkt=jkt
                 )
             return send_token(response)
 
@@ -1178,21 +1216,30 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
                         else "refresh token was already used or revoked"
                     )
                     return self._send_json(400, {"error": "invalid_grant", "error_description": reason})
+                if record.get("jkt") is not None and record["jkt"] != jkt:
+                    # RFC 9449 §5: a bound refresh token is refreshed only with a proof by its key.
+                    state.counters["dpop_proof_rejections"] += 1
+                    what = "has no DPoP proof" if jkt is None else "is signed by another key than the refresh token's"
+                    return self._send_json(
+                        400,
+                        {"error": "invalid_dpop_proof", "error_description": f"the refresh request {what}"},
+                        nonce_header,
+                    )
                 config = state.config
                 family = record["family"]
                 if not config["include_refresh_token"]:
-                    response = state.issue(config["token_lifetime"], None, False, family)
+                    response = state.issue(config["token_lifetime"], None, False, family, jkt)
                 elif config["rotate_refresh_tokens"]:
                     record["valid"] = False
-                    response = state.issue(config["token_lifetime"], None, True, family)
+                    response = state.issue(config["token_lifetime"], None, True, family, jkt)
                 else:
-                    response = state.issue(config["token_lifetime"], presented, False, family)
+                    response = state.issue(config["token_lifetime"], presented, False, family, jkt)
                 state.counters["refresh_successes"] += 1
             return send_token(response)
 
         if grant == "client_credentials":
             with state.lock:
-                response = state.issue(state.config["token_lifetime"], None, False)
+                response = state.issue(state.config["token_lifetime"], None, False, jkt=jkt)
             return send_token(response)
 
         self._send_json(
@@ -1235,6 +1282,41 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
             )
         raise RuntimeError(f"unknown token fault mode {mode!r}")
 
+    def _single_header(self, name: str) -> str | None:
+        """The header's value when it is given exactly once; None when absent or repeated."""
+        values = self.headers.get_all(name) or []
+        return values[0].strip() if len(values) == 1 else None
+
+    def _request_uri(self) -> str:
+        """The URI a DPoP proof's htu names: scheme, the Host the client sent, and the path
+        without query or fragment."""
+        host = self.headers.get("Host") or f"127.0.0.1:{self.server.server_address[1]}"
+        return f"http://{host.lower()}{urllib.parse.urlsplit(self.raw_path).path}"
+
+    def _dpop_token(self) -> str | None:
+        """The token of `Authorization: DPoP <token>`, or None."""
+        value = self._single_header("Authorization")
+        if value is None:
+            return None
+        scheme, _, token = value.partition(" ")
+        token = token.strip()
+        if scheme.lower() != "dpop" or not token or any(c in token for c in " ,\t"):
+            return None
+        return token
+
+    def _dpop_refusal(self, error: str, description: str, nonce: str | None, counter: str) -> None:
+        with self.state.lock:
+            counters = self.state.counters
+            counters[counter] += 1
+            counters["protected_requests"] += 1
+            counters["auth_headers_seen"] += 1
+            counters["protected_401"] += 1
+        quoted = description.replace("\\", "\\\\").replace('"', '\\"')
+        headers = [("WWW-Authenticate", f'DPoP algs="ES256", error="{error}", error_description="{quoted}"')]
+        if nonce is not None:
+            headers.append(("DPoP-Nonce", nonce))
+        self._send_json(401, {"error": error, "error_description": description}, headers)
+
     def _bearer_token(self) -> tuple[bool, str | None]:
         """(carried an Authorization header, bearer token or None if absent/malformed)."""
         values = self.headers.get_all("Authorization") or []
@@ -1251,8 +1333,41 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
     def _protected(self, business: bool) -> None:
         body_length = self._drain_body()
         carried, token = self._bearer_token()
-        always_401 = not business and self.raw_path.startswith("/api/always-401/")
         state = self.state
+        # DPoP: a bound token is accepted only as `Authorization: DPoP` with a proof by its key.
+        dpop_token = self._dpop_token()
+        nonce_header = []
+        if dpop_token is not None:
+            token = dpop_token
+            with state.lock:
+                record = state.access_tokens.get(token)
+                bound = record.get("jkt") if record else None
+            verdict = state.dpop.check(self._single_header("DPoP"), "rs", self.command, self._request_uri(), token)
+            if "error" in verdict:
+                counter = "dpop_nonce_challenges" if verdict["error"] == "use_dpop_nonce" else "dpop_proof_rejections"
+                return self._dpop_refusal(verdict["error"], verdict["description"], verdict["nonce"], counter)
+            if verdict["nonce"] is not None:
+                nonce_header = [("DPoP-Nonce", verdict["nonce"])]
+            if bound is not None and bound != verdict["jkt"]:
+                return self._dpop_refusal(
+                    "invalid_token", "the token is bound to another key", verdict["nonce"], "dpop_proof_rejections"
+                )
+            if record is not None and bound is None:
+                return self._dpop_refusal(
+                    "invalid_token", "a bearer token sent as DPoP", verdict["nonce"], "dpop_bearer_misuses"
+                )
+        elif token is not None:
+            with state.lock:
+                record = state.access_tokens.get(token)
+                bound = record.get("jkt") if record else None
+            if bound is not None:
+                # A DPoP-bound token presented as a bearer token: refused, as RFC 9449 §7.2 asks.
+                return self._dpop_refusal(
+                    "invalid_token", "a DPoP-bound token sent as Bearer", state.dpop.current_nonce("rs"),
+                    "dpop_bearer_misuses",
+                )
+        always_401 = not business and self.raw_path.startswith("/api/always-401/")
+        carried = carried or dpop_token is not None
         with state.lock:
             counters = state.counters
             counters["protected_requests"] += 1
@@ -1283,8 +1398,8 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
             counters["protected_ok" if ok else "protected_401"] += 1
         if business:
             if ok:
-                return self._send_json(200, {"status": "0", "generation": generation})
-            return self._send_json(200, {"status": "8", "message": "token expired"})
+                return self._send_json(200, {"status": "0", "generation": generation}, nonce_header)
+            return self._send_json(200, {"status": "8", "message": "token expired"}, nonce_header)
         if ok:
             return self._send_json(
                 200,
@@ -1295,11 +1410,13 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
                     "generation": generation,
                     "body_length": body_length,
                 },
+                nonce_header,
             )
+        scheme = "DPoP" if dpop_token is not None else "Bearer"
         self._send_json(
             401,
             {"error": "invalid_token"},
-            [("WWW-Authenticate", 'Bearer realm="courier", error="invalid_token"')],
+            [("WWW-Authenticate", f'{scheme} realm="courier", error="invalid_token"')] + nonce_header,
         )
 
     # ----- admin ---------------------------------------------------------------------------
@@ -1320,13 +1437,19 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
         if name == "config":
             if self.command == "GET":
                 with state.lock:
-                    return self._send_json(200, _config_json(state.config))
+                    return self._send_json(200, _config_json(state.config, state.dpop.snapshot()))
             try:
+                if isinstance(payload, dict) and "dpop" in payload:
+                    payload = dict(payload)
+                    changes = payload.pop("dpop")
+                    if not isinstance(changes, dict):
+                        raise ValueError("dpop must be a JSON object")
+                    state.dpop.configure(changes)
                 with state.lock:
                     _apply_config(state.config, payload or {})
                     if isinstance(payload, dict) and "fault_seed" in payload:
                         state.random.seed(payload["fault_seed"])
-                    return self._send_json(200, _config_json(state.config))
+                    return self._send_json(200, _config_json(state.config, state.dpop.snapshot()))
             except ValueError as exc:
                 return self._send_json(400, {"error": str(exc)})
         if self.command != "POST":
@@ -1383,8 +1506,10 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
         self._send(code, page.encode(), "text/html; charset=utf-8")
 
 
-def _config_json(config: dict) -> dict:
+def _config_json(config: dict, dpop_settings: dict | None = None) -> dict:
     result = dict(config)
+    if dpop_settings is not None:
+        result["dpop"] = dpop_settings
     for key in ("token_lifetime", "refresh_delay_ms", "token_fault_sleep"):
         if result[key] is not None:
             result[key] = _number(result[key])
