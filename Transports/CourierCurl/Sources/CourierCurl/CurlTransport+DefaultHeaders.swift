@@ -9,7 +9,7 @@ extension CurlTransport {
     /// The `User-Agent` a request carries when neither it nor the
     /// ``Configuration/userAgent`` says otherwise: the app's name and version, the operating
     /// system, and the client stack, as Alamofire builds it:
-    /// `MyService/1.4 (Linux 6.1.0) Courier/1.4.0 CurlTransport libcurl/7.88.1`.
+    /// `MyService/1.4 (Linux 6.1.0) Courier/1.5.0 CurlTransport libcurl/7.88.1`.
     ///
     /// The app's name is the process's; its version is the main bundle's
     /// `CFBundleShortVersionString` when there is one (an executable on Linux has none,
