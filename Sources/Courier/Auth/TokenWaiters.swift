@@ -7,9 +7,10 @@ final class TokenWaiters: Sendable {
     typealias Continuation = CheckedContinuation<OAuthToken, any Error>
     /// The lighter form, for requests that wait before they are built
     /// (``AuthSession/waitForRenewal(minimumValidity:)``): no boxed error, no checking
-    /// object, and only the failure (`nil`: the renewal succeeded), so the frame that awaits
-    /// it holds no token. Resumed exactly once, because it leaves the table under the lock.
-    typealias LightContinuation = UnsafeContinuation<AuthenticationError?, Never>
+    /// object. It carries the renewal's outcome, the token the request is then signed with
+    /// (one hand-off: the request does not ask the session again). Resumed exactly once,
+    /// because it leaves the table under the lock.
+    typealias LightContinuation = UnsafeContinuation<Result<OAuthToken, AuthenticationError>, Never>
 
     private enum Waiter {
         case checked(Continuation)
@@ -18,12 +19,7 @@ final class TokenWaiters: Sendable {
         func resume(with result: Result<OAuthToken, AuthenticationError>) {
             switch self {
             case .checked(let continuation): continuation.resume(with: result.mapError { $0 as any Error })
-            case .light(let continuation):
-                if case .failure(let failure) = result {
-                    continuation.resume(returning: failure)
-                } else {
-                    continuation.resume(returning: nil)
-                }
+            case .light(let continuation): continuation.resume(returning: result)
             }
         }
     }
