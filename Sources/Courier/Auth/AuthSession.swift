@@ -335,7 +335,7 @@ public actor AuthSession {
     /// ``joinRenewal(_:minimumValidity:_:)``, a synchronous function, off the async frames that
     /// wait. Cancellation answers ``AuthenticationError/cancelled`` at once; the renewal goes
     /// on.
-    func waitForRenewal(minimumValidity: TimeInterval) async -> Result<OAuthToken, AuthenticationError>? {
+    func waitForRenewal(minimumValidity: TimeInterval) async -> TokenHandoff? {
         guard isRenewing else { return nil }
         let id = waiters.makeID()
         return await withTaskCancellationHandler {

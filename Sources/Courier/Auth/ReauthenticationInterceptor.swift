@@ -123,7 +123,7 @@ public struct ReauthenticationInterceptor: RequestInterceptor {
         if let renewal = context.renewal, renewal.session == ObjectIdentifier(auth) {
             context.renewal = nil
             do {
-                return try renewal.outcome.get()
+                return try renewal.handoff.outcome.get()
             } catch {
                 throw CourierError(error)
             }

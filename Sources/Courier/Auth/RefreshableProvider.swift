@@ -117,12 +117,12 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
         // is built: this frame holds the target and little else, instead of the whole call (the
         // endpoint, the URLRequest, every frame down to the signing stage) — see
         // BENCHMARKS.md, "Requests queued behind a slow refresh".
-        var renewal: Result<OAuthToken, AuthenticationError>?
+        var renewal: TokenHandoff?
         if authorization != nil, auth.isRenewing {
             renewal = await auth.waitForRenewal(minimumValidity: reauthentication.signing.refreshLeeway)
             // A cancelled wait is left to the pipeline, which reports it as for any cancelled
             // request.
-            if case .failure(.cancelled)? = renewal { renewal = nil }
+            if case .failure(.cancelled)? = renewal?.outcome { renewal = nil }
         }
         return try await request(target, authorization: authorization, renewal: renewal)
     }
@@ -132,11 +132,11 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     /// for a renewal.
     @inline(never)
     nonisolated(nonsending) private func request(
-        _ target: Target, authorization: AuthorizationType?, renewal: Result<OAuthToken, AuthenticationError>?
+        _ target: Target, authorization: AuthorizationType?, renewal: TokenHandoff?
     ) async throws(CourierError) -> Response {
         var call = makeCall(for: target, authorizationType: authorization)
         if let renewal {
-            call.context.renewal = RequestContext.Renewal(session: ObjectIdentifier(auth), outcome: renewal)
+            call.context.renewal = RequestContext.Renewal(session: ObjectIdentifier(auth), handoff: renewal)
         }
         return try await send(&call)
     }

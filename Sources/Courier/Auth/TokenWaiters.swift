@@ -10,7 +10,9 @@ final class TokenWaiters: Sendable {
     /// object. It carries the renewal's outcome, the token the request is then signed with
     /// (one hand-off: the request does not ask the session again). Resumed exactly once,
     /// because it leaves the table under the lock.
-    typealias LightContinuation = UnsafeContinuation<Result<OAuthToken, AuthenticationError>, Never>
+    /// It carries a reference, not the result itself, so that every frame that waits for it
+    /// reserves a pointer for its answer rather than a whole token.
+    typealias LightContinuation = UnsafeContinuation<TokenHandoff, Never>
 
     private enum Waiter {
         case checked(Continuation)
@@ -19,7 +21,7 @@ final class TokenWaiters: Sendable {
         func resume(with result: Result<OAuthToken, AuthenticationError>) {
             switch self {
             case .checked(let continuation): continuation.resume(with: result.mapError { $0 as any Error })
-            case .light(let continuation): continuation.resume(returning: result)
+            case .light(let continuation): continuation.resume(returning: TokenHandoff(result))
             }
         }
     }
@@ -75,5 +77,15 @@ final class TokenWaiters: Sendable {
             return waiter
         }
         waiter?.resume(with: .failure(.cancelled))
+    }
+}
+
+/// A renewal's outcome handed to a request that waited for it before it was built: the token
+/// it is signed with, or the failure it fails with. Made once, when the request is resumed.
+final class TokenHandoff: Sendable {
+    let outcome: Result<OAuthToken, AuthenticationError>
+
+    init(_ outcome: Result<OAuthToken, AuthenticationError>) {
+        self.outcome = outcome
     }
 }

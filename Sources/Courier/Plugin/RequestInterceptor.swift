@@ -114,7 +114,7 @@ public struct RequestContext {
     /// A renewal's outcome, handed to the call that waited for it.
     struct Renewal {
         let session: ObjectIdentifier
-        let outcome: Result<OAuthToken, AuthenticationError>
+        let handoff: TokenHandoff
     }
 
     init(target: any TargetType, authorizationType: AuthorizationType?, isIdempotent: Bool, task: RequestTask) {
