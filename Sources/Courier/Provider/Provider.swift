@@ -79,9 +79,10 @@ open class Provider<Target: TargetType>: @unchecked Sendable {  // only `let`s
     /// what to write then.
     public typealias EndpointClosure = @Sendable (Target) -> Endpoint
     /// Builds the `URLRequest` for an endpoint. Async (unlike Moya's callback, which hangs if
-    /// never called); throwing fails the request. It runs on the caller's actor, before the
-    /// plugins' `prepare`, for every attempt, so that a body is encoded where its `Encodable`
-    /// conformance belongs.
+    /// never called); throwing fails the request. It runs on the caller's actor, so that a
+    /// body is encoded where its `Encodable` conformance belongs, once per call, before the
+    /// stages around the send (``RequestInterceptor``) and the plugins' `prepare`: retries and
+    /// replays reuse the request it built, and every plugin's `prepare` runs again for each.
     public typealias RequestClosure = nonisolated(nonsending) @Sendable (Endpoint) async throws -> URLRequest
     /// Says whether, and how, a target is stubbed. The provider calls it on the caller's actor,
     /// once per request.
