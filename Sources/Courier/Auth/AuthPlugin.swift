@@ -7,8 +7,11 @@ import Foundation
 /// Signs requests with an ``AuthSession``'s token, refreshing it first when it is about to
 /// expire, so a request never leaves with a token that dies in flight.
 ///
-/// ``RefreshableProvider`` installs one for its session; add it yourself to a plain
-/// ``Provider`` for proactive refresh without replay.
+/// ``RefreshableProvider`` lists one for its session first among its plugins, and its
+/// re-authentication stage (``ReauthenticationInterceptor``) signs with that plugin's settings
+/// before any other plugin's `prepare` runs; add one yourself to a plain ``Provider`` for
+/// proactive refresh without replay (it then signs in its `prepare`, in its place among the
+/// plugins).
 ///
 /// A request is signed only when
 /// - its target's ``AccessTokenAuthorizable/authorizationType`` is not `nil` (a target that
@@ -50,39 +53,28 @@ public struct AuthPlugin: PluginType {
     public nonisolated(nonsending) func prepare(_ request: URLRequest, target: any TargetType) async throws
         -> URLRequest
     {
-        var signing = SigningState(authorization: target.resolvedAuthorizationType)
-        return try await sign(request, target: target, signing: &signing)
-    }
-
-    /// Signs `request` for the call whose signing state is `signing`, and records there the
-    /// token that signed it: what ``RefreshableProvider`` compares when the server rejects
-    /// the request.
-    ///
-    /// A replay is signed with the token the refresh returned (``SigningState/replacement``),
-    /// and the first attempt of a call whose renewal failed while it waited fails with that
-    /// failure, instead of asking the session again.
-    nonisolated(nonsending) func sign(_ request: URLRequest, target: any TargetType, signing: inout SigningState)
-        async throws(CourierError) -> URLRequest
-    {
-        guard let authorizationType = signing.authorization, isAllowed(request, target: target) else {
+        guard let authorizationType = target.resolvedAuthorizationType, isAllowed(request, target: target) else {
             return request
         }
-        let session = ObjectIdentifier(auth)
-        if let failure = signing.renewalFailure, failure.session == session {
-            signing.renewalFailure = nil
-            throw CourierError(failure.error)
-        }
         let token: OAuthToken
-        if let replacement = signing.replacement, replacement.session == session {
-            signing.replacement = nil
-            token = replacement.token
-        } else {
-            do {
-                token = try await auth.validToken(minimumValidity: refreshLeeway)
-            } catch {
-                throw CourierError(error)
-            }
+        do {
+            token = try await auth.validToken(minimumValidity: refreshLeeway)
+        } catch {
+            throw CourierError(error)
         }
+        return try signed(request, with: token, as: authorizationType)
+    }
+
+    /// `request` with `Authorization: <scheme> <token>` set (replaced, never appended): the
+    /// one place a header is made from a token, for this plugin's `prepare` and for the
+    /// re-authentication stage (``ReauthenticationInterceptor``), which signs with this
+    /// plugin's settings.
+    ///
+    /// - Throws: ``CourierError/underlying(_:_:)`` with a ``RequestValidationError`` when the
+    ///   token or its type holds CR, LF or NUL (never showing the token).
+    func signed(_ request: URLRequest, with token: OAuthToken, as authorizationType: AuthorizationType)
+        throws(CourierError) -> URLRequest
+    {
         var request = request
         let scheme = authorizationType == .bearer ? token.tokenType : authorizationType.value
         let value = "\(scheme) \(token.accessToken)"
@@ -96,7 +88,6 @@ public struct AuthPlugin: PluginType {
                 nil)
         }
         request.setValue(value, forHTTPHeaderField: "Authorization")
-        signing.credential = SigningState.Credential(session: session, token: token)
         return request
     }
 

@@ -324,18 +324,18 @@ public actor AuthSession {
     /// actor: a renewal may start or end a moment later.
     nonisolated var isRenewing: Bool { state.withValue { $0.isBusy } }
 
-    /// When a refresh (or acquire) is under way, waits for it and returns its failure — what
-    /// ``validToken(minimumValidity:)`` would have thrown — or `nil` once it succeeded;
-    /// otherwise returns `nil` at once and starts nothing.
+    /// When a refresh (or acquire) is under way, waits for it and returns its outcome — the
+    /// token ``validToken(minimumValidity:)`` would have returned, or what it would have
+    /// thrown; otherwise returns `nil` at once and starts nothing.
     ///
     /// ``RefreshableProvider`` calls it before it builds a request, so that a request waiting
-    /// for a token keeps only its target and these small frames alive (about a kilobyte over a
-    /// bare suspended task), not its pipeline. Everything the decision needs (the machine's
-    /// action, which holds tokens) stays in ``joinRenewal(_:minimumValidity:_:)``, a
-    /// synchronous function, off the async frames that wait; the continuation carries only the
-    /// failure. Cancellation answers ``AuthenticationError/cancelled`` at once; the renewal
-    /// goes on.
-    func waitForRenewal(minimumValidity: TimeInterval) async -> AuthenticationError? {
+    /// for a token keeps only its target and these small frames alive, not its pipeline, and
+    /// then signs the request with the token it was handed (it does not ask again).
+    /// Everything the decision needs (the machine's action) stays in
+    /// ``joinRenewal(_:minimumValidity:_:)``, a synchronous function, off the async frames that
+    /// wait. Cancellation answers ``AuthenticationError/cancelled`` at once; the renewal goes
+    /// on.
+    func waitForRenewal(minimumValidity: TimeInterval) async -> TokenHandoff? {
         guard isRenewing else { return nil }
         let id = waiters.makeID()
         return await withTaskCancellationHandler {

@@ -12,12 +12,14 @@ import Foundation
 /// let profile = try await provider.request(.profile, as: Profile.self)
 /// ```
 ///
-/// - Every signed request goes out with a valid token: its ``AuthPlugin`` (installed first,
-///   before your plugins, so a logger sees the signed request) refreshes a token that is
-///   about to expire before sending.
+/// - Every signed request goes out with a valid token, refreshed first when it is about to
+///   expire. The signing is done by the provider's re-authentication stage
+///   (``reauthentication``, a ``ReauthenticationInterceptor``) with the settings of its
+///   ``AuthPlugin`` (listed first among ``Provider/plugins``), before any plugin's `prepare`,
+///   so a logger sees the signed request.
 /// - When the server rejects the token anyway (401, or what ``RefreshPolicy`` says), the
 ///   session refreshes **once** for all requests that fail together, and each is replayed
-///   with the new token: rebuilt from its target, so every plugin's `prepare` runs again.
+///   with the new token: every plugin's `prepare` runs again.
 /// - A replay that is rejected again is returned as it is; no loop.
 /// - Only a rejection from the origin the token was sent to counts: after a redirect to
 ///   another origin (which drops `Authorization`), that origin's 401 is returned as it is.
@@ -34,8 +36,9 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
     public let auth: AuthSession
     /// When a response counts as a rejected token, and how replays work.
     public let refreshPolicy: RefreshPolicy
-    /// The plugin that signs requests (the first of ``Provider/plugins``).
-    private let signing: AuthPlugin
+    /// The stage around every call that signs it, and refreshes and replays on a rejected
+    /// token: the one place those decisions are made.
+    public let reauthentication: ReauthenticationInterceptor
 
     /// Creates a provider.
     ///
@@ -83,23 +86,27 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
         self.auth = auth
         self.refreshPolicy = refreshPolicy
         // One session signs: `auth`. A signing plugin given (or passed among `plugins`) lends
-        // its settings; either way the signing plugin runs first.
-        let settings = authPlugin ?? plugins.lazy.compactMap { $0 as? AuthPlugin }.first
-        let signing =
-            settings.map { AuthPlugin(auth: auth, refreshLeeway: $0.refreshLeeway, allowedHosts: $0.allowedHosts) }
-            ?? AuthPlugin(auth: auth)
-        self.signing = signing
+        // its settings; the stage signs before every plugin's `prepare`.
+        let reauthentication = ReauthenticationInterceptor(
+            auth: auth, refreshPolicy: refreshPolicy,
+            settings: authPlugin ?? plugins.lazy.compactMap { $0 as? AuthPlugin }.first)
+        self.reauthentication = reauthentication
         super.init(
-            endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
-            callbackQueue: callbackQueue, transport: transport, retryPolicy: retryPolicy,
-            plugins: [signing] + plugins.filter { !($0 is AuthPlugin) }, trackInflights: trackInflights,
-            maxRequestsPerHost: maxRequestsPerHost)
+            configuration: Configuration(
+                endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
+                callbackQueue: callbackQueue, transport: transport, retryPolicy: retryPolicy,
+                plugins: plugins.filter { !($0 is AuthPlugin) }, trackInflights: trackInflights,
+                maxRequestsPerHost: maxRequestsPerHost,
+                signing: (plugin: reauthentication.signing, stage: reauthentication)))
     }
 
-    /// Sends `target`; on a rejected token, refreshes once (shared with every concurrent
-    /// request) and replays, at most ``RefreshPolicy/maxReplays`` times.
+    /// Sends `target` through ``reauthentication``: on a rejected token, refreshes once
+    /// (shared with every concurrent request) and replays, at most
+    /// ``RefreshPolicy/maxReplays`` times.
     ///
-    /// Like ``Provider/request(_:)``, it runs on the caller's actor.
+    /// Like ``Provider/request(_:)``, it runs on the caller's actor. A request that arrives
+    /// while the token is being renewed waits for the renewal first, before anything is built,
+    /// and is signed with the token the renewal handed it.
     ///
     /// - Throws: the request's ``CourierError``; ``CourierError/authentication(_:)`` when
     ///   the refresh fails (``AuthenticationError/sessionExpired`` when the user must sign
@@ -108,99 +115,29 @@ open class RefreshableProvider<Target: TargetType>: Provider<Target>, @unchecked
         let authorization = (target as any TargetType).resolvedAuthorizationType
         // A request that arrives while the token is being renewed waits here, before anything
         // is built: this frame holds the target and little else, instead of the whole call (the
-        // endpoint, the URLRequest, every frame down to the signing plugin) — see
+        // endpoint, the URLRequest, every frame down to the signing stage) — see
         // BENCHMARKS.md, "Requests queued behind a slow refresh".
-        var renewalFailure: AuthenticationError?
+        var renewal: TokenHandoff?
         if authorization != nil, auth.isRenewing {
-            renewalFailure = await auth.waitForRenewal(minimumValidity: signing.refreshLeeway)
+            renewal = await auth.waitForRenewal(minimumValidity: reauthentication.signing.refreshLeeway)
             // A cancelled wait is left to the pipeline, which reports it as for any cancelled
             // request.
-            if case .cancelled? = renewalFailure { renewalFailure = nil }
+            if case .failure(.cancelled)? = renewal?.outcome { renewal = nil }
         }
-        return try await request(target, authorization: authorization, renewalFailure: renewalFailure)
+        return try await request(target, authorization: authorization, renewal: renewal)
     }
 
-    /// Builds the call for `target` and sends it, holding its host slot through the refresh
-    /// and replay. Never inlined: its frame, which holds the call, exists only once the
-    /// request no longer waits for a renewal.
+    /// Builds the call for `target`, with the renewal it waited for, and sends it. Never
+    /// inlined: its frame, which holds the call, exists only once the request no longer waits
+    /// for a renewal.
     @inline(never)
     nonisolated(nonsending) private func request(
-        _ target: Target, authorization: AuthorizationType?, renewalFailure: AuthenticationError?
+        _ target: Target, authorization: AuthorizationType?, renewal: TokenHandoff?
     ) async throws(CourierError) -> Response {
-        var call = makeCall(for: target, authorization: .some(authorization))
-        if let renewalFailure {
-            call.signing.renewalFailure = SigningState.RenewalFailure(
-                session: ObjectIdentifier(auth), error: renewalFailure)
+        var call = makeCall(for: target, authorizationType: authorization)
+        if let renewal {
+            call.context.renewal = RequestContext.Renewal(session: ObjectIdentifier(auth), handoff: renewal)
         }
-        // The call keeps its slot of `maxRequestsPerHost` through its refresh and replay.
-        if let hostGate, !hostGate.isHeldByCurrentTask(call.host) {
-            return try await withHostSlot(hostGate, for: &call) { (call) async throws(CourierError) in
-                try await self.requestWithReplays(&call)
-            }
-        }
-        return try await requestWithReplays(&call)
-    }
-
-    /// The first attempt and the replays.
-    nonisolated(nonsending) private func requestWithReplays(_ call: inout RequestCall)
-        async throws(CourierError) -> Response
-    {
-        while true {
-            let result: Result<Response, CourierError>
-            do {
-                result = .success(try await send(&call))
-            } catch {
-                result = .failure(error)
-            }
-            guard let rejected = rejectedCredential(in: result, call: call) else {
-                return try result.get()
-            }
-            let fresh: OAuthToken
-            do {
-                fresh = try await auth.refresh(rejecting: rejected)
-            } catch {
-                throw CourierError(error)
-            }
-            call.signing.replacement = SigningState.Credential(session: ObjectIdentifier(auth), token: fresh)
-            call.replays += 1
-            if refreshPolicy.replayDelay > 0 {
-                do {
-                    try await Delay.sleep(seconds: refreshPolicy.replayDelay)
-                } catch {
-                    throw .cancelled
-                }
-            }
-        }
-    }
-
-    /// The token to refresh away from when `result` says the server rejected the token that
-    /// signed the request and the request may be replayed; `nil` otherwise. Not inlined, so
-    /// that its temporaries stay off the async frame that a request waiting for a refresh
-    /// keeps.
-    @inline(never)
-    private func rejectedCredential(in result: Result<Response, CourierError>, call: borrowing RequestCall)
-        -> OAuthToken?
-    {
-        guard call.replays < refreshPolicy.maxReplays, call.isReplayable,
-            let credential = call.signing.credential, credential.session == ObjectIdentifier(auth)
-        else { return nil }
-        let response: Response
-        switch result {
-        case .success(let value): response = value
-        case .failure(.statusCode(let value)): response = value
-        case .failure: return nil
-        }
-        guard Self.answeredByTokenOrigin(response), refreshPolicy.isAuthenticationFailure(response) else {
-            return nil
-        }
-        return credential.token
-    }
-
-    /// Whether the answer came from the origin the token was sent to. A redirect to another
-    /// origin drops `Authorization`, so that origin's 401 says nothing about the token:
-    /// refreshing for it would burn a refresh (and replay the request) for nothing.
-    static func answeredByTokenOrigin(_ response: Response) -> Bool {
-        guard let answeredBy = response.response?.url else { return true }
-        return !CrossOriginRedirect.isCrossOrigin(from: response.request?.url, to: answeredBy)
+        return try await send(&call)
     }
 }

@@ -7,9 +7,12 @@ final class TokenWaiters: Sendable {
     typealias Continuation = CheckedContinuation<OAuthToken, any Error>
     /// The lighter form, for requests that wait before they are built
     /// (``AuthSession/waitForRenewal(minimumValidity:)``): no boxed error, no checking
-    /// object, and only the failure (`nil`: the renewal succeeded), so the frame that awaits
-    /// it holds no token. Resumed exactly once, because it leaves the table under the lock.
-    typealias LightContinuation = UnsafeContinuation<AuthenticationError?, Never>
+    /// object. It carries the renewal's outcome, the token the request is then signed with
+    /// (one hand-off: the request does not ask the session again). Resumed exactly once,
+    /// because it leaves the table under the lock.
+    /// It carries a reference, not the result itself, so that every frame that waits for it
+    /// reserves a pointer for its answer rather than a whole token.
+    typealias LightContinuation = UnsafeContinuation<TokenHandoff, Never>
 
     private enum Waiter {
         case checked(Continuation)
@@ -18,12 +21,7 @@ final class TokenWaiters: Sendable {
         func resume(with result: Result<OAuthToken, AuthenticationError>) {
             switch self {
             case .checked(let continuation): continuation.resume(with: result.mapError { $0 as any Error })
-            case .light(let continuation):
-                if case .failure(let failure) = result {
-                    continuation.resume(returning: failure)
-                } else {
-                    continuation.resume(returning: nil)
-                }
+            case .light(let continuation): continuation.resume(returning: TokenHandoff(result))
             }
         }
     }
@@ -79,5 +77,15 @@ final class TokenWaiters: Sendable {
             return waiter
         }
         waiter?.resume(with: .failure(.cancelled))
+    }
+}
+
+/// A renewal's outcome handed to a request that waited for it before it was built: the token
+/// it is signed with, or the failure it fails with. Made once, when the request is resumed.
+final class TokenHandoff: Sendable {
+    let outcome: Result<OAuthToken, AuthenticationError>
+
+    init(_ outcome: Result<OAuthToken, AuthenticationError>) {
+        self.outcome = outcome
     }
 }

@@ -16,9 +16,10 @@ final class HostGate: Sendable {
     }
 
     /// The slots held by the current task and the tasks it started, innermost first, so
-    /// that a call made while its task already holds a slot for the host (a token replay, a
-    /// shared ``Provider/trackInflights`` call, a plugin's own request) does not wait for
-    /// a second one: with a limit of one that would wait forever.
+    /// that a call made from inside a call that holds a slot for the host (a plugin's own
+    /// request) does not wait for a second one: with a limit of one that would wait forever.
+    /// A call itself takes its slot once (``Provider/run(_:)``), around its replays and
+    /// retries; this is only for calls nested in it.
     @TaskLocal static var held: Held?
 
     /// One entry of ``held``.

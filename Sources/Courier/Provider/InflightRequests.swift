@@ -4,12 +4,9 @@ import Foundation
 /// call, and each caller waits for its result on its own, so that one caller's cancellation
 /// does not cancel the call for the others.
 final class InflightRequests: Sendable {
-    /// What a shared call gives each caller: its result, and how it was signed (every caller
-    /// got the same answer to the same signed request).
-    struct Outcome: Sendable {
-        let result: Result<Response, CourierError>
-        let signing: SigningState
-    }
+    /// What a shared call gives each caller: its result (after its refresh and replay, if it
+    /// had one).
+    typealias Outcome = Result<Response, CourierError>
 
     /// One shared call: the task that runs it and the callers waiting for it.
     private struct Call {
@@ -29,10 +26,8 @@ final class InflightRequests: Sendable {
     /// `start` returns (the caller makes it, so that it runs on the caller's actor). A
     /// cancelled caller gets ``CourierError/cancelled`` at once; the call itself is cancelled
     /// when its last caller is.
-    ///
-    /// - Parameter signing: the caller's own signing state, which a cancelled caller keeps.
     nonisolated(nonsending) func result(
-        for identity: EndpointIdentity, signing: SigningState, start: () -> Task<Outcome, Never>
+        for identity: EndpointIdentity, start: () -> Task<Outcome, Never>
     ) async -> Outcome {
         let waiter = state.withValue { state -> UInt64 in
             state.nextID += 1
@@ -40,15 +35,15 @@ final class InflightRequests: Sendable {
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                join(identity, waiter: waiter, signing: signing, continuation: continuation, start: start)
+                join(identity, waiter: waiter, continuation: continuation, start: start)
             }
         } onCancel: {
-            leave(identity, waiter: waiter, signing: signing)
+            leave(identity, waiter: waiter)
         }
     }
 
     private func join(
-        _ identity: EndpointIdentity, waiter: UInt64, signing: SigningState,
+        _ identity: EndpointIdentity, waiter: UInt64,
         continuation: CheckedContinuation<Outcome, Never>, start: () -> Task<Outcome, Never>
     ) {
         let joined = state.withValue { state -> Bool in
@@ -75,7 +70,7 @@ final class InflightRequests: Sendable {
             return true
         }
         if !joined {
-            continuation.resume(returning: Outcome(result: .failure(.cancelled), signing: signing))
+            continuation.resume(returning: .failure(.cancelled))
         }
     }
 
@@ -92,7 +87,7 @@ final class InflightRequests: Sendable {
     }
 
     /// A cancelled caller stops waiting; the last one to go cancels the call.
-    private func leave(_ identity: EndpointIdentity, waiter: UInt64, signing: SigningState) {
+    private func leave(_ identity: EndpointIdentity, waiter: UInt64) {
         let (continuation, abandoned) = state.withValue {
             state -> (CheckedContinuation<Outcome, Never>?, Task<Void, Never>?) in
             guard var call = state.calls[identity], let continuation = call.waiters.removeValue(forKey: waiter)
@@ -107,6 +102,6 @@ final class InflightRequests: Sendable {
             return (continuation, nil)
         }
         abandoned?.cancel()
-        continuation?.resume(returning: Outcome(result: .failure(.cancelled), signing: signing))
+        continuation?.resume(returning: .failure(.cancelled))
     }
 }

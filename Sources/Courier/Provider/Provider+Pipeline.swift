@@ -4,38 +4,27 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// One plugin's `prepare`, as the pipeline runs it: an ``AuthPlugin`` signs through the call
-/// so that the call knows which token signed it; any other plugin prepares as usual.
-enum PreparationStep: Sendable {
-    case plugin(any PluginType)
-    case signing(AuthPlugin)
-
-    init(_ plugin: any PluginType) {
-        if let signing = plugin as? AuthPlugin {
-            self = .signing(signing)
-        } else {
-            self = .plugin(plugin)
-        }
-    }
-}
-
 // The request path. Every function here that takes a call runs on the caller's actor
 // (`nonisolated(nonsending)`), where the target may be read; the transport and the disk work
 // of an upload run off it, and see only Sendable values.
+//
+// One call: `send` (shared with an identical call, with progress) → `run` (the host slot,
+// taken here and nowhere else) → the request closure → the stages around the send
+// (`intercepting`: re-authentication, retries, the plugins' interceptors, outermost first) →
+// `attempt`, once per call of the innermost `next` (the four Moya hooks and the transport).
 extension Provider {
     /// The call for `target`: its endpoint, stubbing and the facts every attempt needs,
     /// worked out once.
     ///
-    /// - Parameter authorization: how the target is signed, when the caller worked it out
-    ///   already (`nil` to work it out here).
-    func makeCall(for target: Target, authorization: AuthorizationType?? = nil) -> RequestCall {
+    /// - Parameter authorizationType: how the target is signed, read by the caller (once).
+    func makeCall(for target: Target, authorizationType: AuthorizationType?) -> RequestCall {
         RequestCall(
-            erased: target, authorization: authorization, signs: signs, endpoint: endpointClosure(target),
-            gated: hostGate != nil, stub: stubClosure(target), validation: target.validationType)
+            target: target, authorizationType: authorizationType, endpoint: endpointClosure(target),
+            gated: configuration.hostGate != nil, stub: stubClosure(target), validation: target.validationType)
     }
 
     /// Sends `call`: shared with an identical call in flight (``trackInflights``), with the
-    /// progress of the completion or stream form that made it, with the retries.
+    /// progress of the completion or stream form that made it.
     nonisolated(nonsending) final func send(_ call: inout RequestCall) async throws(CourierError)
         -> Response
     {
@@ -44,127 +33,114 @@ extension Provider {
             // Progress belongs to this request's own transfer: the plugins run without it, so a
             // request that a plugin makes (or a task it starts) never reports into it.
             let result = await ProgressContext.$current.withValue(nil) { () async -> Result<Response, CourierError> in
-                await self.attemptsResult(&call)
+                await self.runResult(call)
             }
             return try result.get()
         }
-        if let inflights {
+        if let inflights = configuration.inflights {
             let identity = call.endpoint.identity
             if identity.isShareable {
-                let outcome = await sharedAttempts(call, identity: identity, inflights: inflights)
-                call.signing = outcome.signing
-                return try outcome.result.get()
+                return try await sharedRun(call, identity: identity, inflights: inflights).get()
             }
         }
-        return try await attempts(&call)
+        return try await run(call)
     }
 
-    /// The attempts of `call`, shared with every identical call in flight. The shared call
-    /// runs in a task isolated to the caller's actor, so that it may use the target there;
-    /// it outlives a caller that cancels, and is cancelled when every caller has.
-    private func sharedAttempts(
+    /// The run of `call`, shared with every identical call in flight. The shared call runs in
+    /// a task isolated to the caller's actor, so that it may use the target there; it outlives
+    /// a caller that cancels, and is cancelled when every caller has. Its stages (a token
+    /// refresh and replay included) run once, for all its callers.
+    private func sharedRun(
         _ call: RequestCall, identity: EndpointIdentity, inflights: InflightRequests,
         isolation: isolated (any Actor)? = #isolation
-    ) async -> InflightRequests.Outcome {
-        await inflights.result(for: identity, signing: call.signing) {
+    ) async -> Result<Response, CourierError> {
+        await inflights.result(for: identity) {
             Task {
                 _ = isolation  // The task runs on the caller's actor, where the target belongs.
-                var call = call
-                let result = await self.attemptsResult(&call)
-                return InflightRequests.Outcome(result: result, signing: call.signing)
+                return await self.runResult(call)
             }
         }
     }
 
-    nonisolated(nonsending) private func attemptsResult(_ call: inout RequestCall) async -> Result<
-        Response, CourierError
-    > {
+    nonisolated(nonsending) private func runResult(_ call: RequestCall) async -> Result<Response, CourierError> {
         do throws(CourierError) {
-            return .success(try await attempts(&call))
+            return .success(try await run(call))
         } catch {
             return .failure(error)
         }
     }
 
-    /// The attempts of one call — the first and the ``retryPolicy``'s retries — holding a slot
-    /// of ``maxRequestsPerHost`` unless the current task holds one for the host already.
-    nonisolated(nonsending) final func attempts(_ call: inout RequestCall) async throws(CourierError)
-        -> Response
-    {
+    /// The whole call — every stage around the send and every attempt — holding a slot of
+    /// ``maxRequestsPerHost`` for its host: the one place a call takes its slot. (A call made
+    /// from inside another that holds the host's slot — a plugin's own request — runs in the
+    /// slot of the call it is part of.)
+    nonisolated(nonsending) final func run(_ call: RequestCall) async throws(CourierError) -> Response {
         // A branch, not a wrapper function: an ungated request then keeps one async frame
         // less alive while it waits (for a refresh, say).
-        if let hostGate, !hostGate.isHeldByCurrentTask(call.host) {
-            return try await withHostSlot(hostGate, for: &call) { (call) async throws(CourierError) in
-                try await self.retrying(&call)
+        if let hostGate = configuration.hostGate, !hostGate.isHeldByCurrentTask(call.host) {
+            return try await withHostSlot(hostGate, for: call) { () async throws(CourierError) in
+                try await self.built(call)
             }
         }
-        return try await retrying(&call)
+        return try await built(call)
     }
 
-    /// The first attempt and the ``retryPolicy``'s retries.
-    nonisolated(nonsending) private func retrying(_ call: inout RequestCall) async throws(CourierError)
-        -> Response
-    {
-        guard let retryPolicy else {
-            return try await attempt(&call).get()
+    /// Builds the request (the request closure, once per call), then hands it to the stages.
+    nonisolated(nonsending) private func built(_ call: RequestCall) async throws(CourierError) -> Response {
+        if let endpointError = call.endpointError { throw endpointError }
+        let request: URLRequest
+        do {
+            request = try await requestClosure(call.endpoint)
+        } catch {
+            let error = CourierError(error)
+            // Moya tells the plugins about a request cancelled before it left; other failures
+            // to build the request reach the caller only.
+            guard error.isCancelled else { throw error }
+            return try notifyUnsent(.failure(.cancelled), target: call.context.target).get()
         }
-        while true {
-            let result = await attempt(&call)
-            guard call.isIdempotent, call.isReplayable,
-                let delay = retryPolicy.delay(after: result, retries: call.retries)
-            else {
-                return try result.get()
-            }
-            call.retries += 1
-            do {
-                try await retryPolicy.sleep(delay)
-            } catch {
-                throw .cancelled
-            }
-            if Task.isCancelled { throw .cancelled }
+        return try await intercepting(from: 0, request, call.context, call: call)
+    }
+
+    /// The stages around the send from `index` on, the innermost `next` being one attempt.
+    nonisolated(nonsending) private func intercepting(
+        from index: Int, _ request: URLRequest, _ context: RequestContext, call: RequestCall
+    ) async throws(CourierError) -> Response {
+        let interceptors = configuration.interceptors
+        guard index < interceptors.count else {
+            return try await attempt(request, context: context, call: call).get()
+        }
+        return try await interceptors[index].intercept(request, context: context) {
+            (request, context) async throws(CourierError) -> Response in
+            try await self.intercepting(from: index + 1, request, context, call: call)
         }
     }
 
     /// One pass through the pipeline: every plugin hook runs once.
-    nonisolated(nonsending) final func attempt(_ call: inout RequestCall) async -> Result<
-        Response, CourierError
-    > {
+    nonisolated(nonsending) private func attempt(_ request: URLRequest, context: RequestContext, call: RequestCall)
+        async -> Result<Response, CourierError>
+    {
         let prepared: URLRequest
-        // What signs this attempt is recorded afresh: a credential is the one that signed what
-        // was last sent.
-        call.signing.credential = nil
         do {
-            prepared = try await prepareRequest(&call)
+            prepared = try await prepareRequest(request, target: context.target)
         } catch {
             // Moya tells the plugins about a request cancelled before it left; other failures
             // to build the request reach the caller only.
             guard error.isCancelled else { return .failure(error) }
-            return notifyUnsent(.failure(.cancelled), target: call.erased)
+            return notifyUnsent(.failure(.cancelled), target: context.target)
         }
-        var request = prepared
-        let span = telemetry.map { AttemptTelemetry($0, request: &request, call: call) }
-        notifyWillSend(request, target: call.erased)
-        let result = await perform(request, call: call)
-        span?.end(result)
-        return finish(result, call: call)
+        notifyWillSend(prepared, target: context.target)
+        let result = await perform(prepared, call: call, isIdempotent: context.isIdempotent)
+        return finish(result, validation: call.validation, target: context.target)
     }
 
-    /// The request closure, then every plugin's `prepare`, then the one check of what will be
-    /// sent.
-    nonisolated(nonsending) private func prepareRequest(_ call: inout RequestCall) async throws(CourierError)
-        -> URLRequest
+    /// Every plugin's `prepare`, then the one check of what will be sent.
+    nonisolated(nonsending) private func prepareRequest(_ request: URLRequest, target: any TargetType)
+        async throws(CourierError) -> URLRequest
     {
-        if let endpointError = call.endpointError { throw endpointError }
-        var request: URLRequest
+        var request = request
         do {
-            request = try await requestClosure(call.endpoint)
-            for step in preparation {
-                switch step {
-                case .plugin(let plugin):
-                    request = try await plugin.prepare(request, target: call.erased)
-                case .signing(let signing):
-                    request = try await signing.sign(request, target: call.erased, signing: &call.signing)
-                }
+            for plugin in configuration.hooks {
+                request = try await plugin.prepare(request, target: target)
             }
         } catch {
             throw CourierError(error)
@@ -180,7 +156,7 @@ extension Provider {
 
     @inline(never)
     private func notifyWillSend(_ request: URLRequest, target: any TargetType) {
-        for plugin in plugins {
+        for plugin in configuration.hooks {
             plugin.willSend(request, target: target)
         }
     }
@@ -194,10 +170,10 @@ extension Provider {
     > {
         PluginNotification.$requestWasSent.withValue(false) {
             var result = result
-            for plugin in plugins {
+            for plugin in configuration.hooks {
                 plugin.didReceive(result, target: target)
             }
-            for plugin in plugins {
+            for plugin in configuration.hooks {
                 result = plugin.process(result, target: target)
             }
             return result
@@ -206,29 +182,29 @@ extension Provider {
 
     /// Validation, then every plugin's `didReceive` and `process`.
     @inline(never)
-    private func finish(_ result: Result<Response, CourierError>, call: borrowing RequestCall)
-        -> Result<Response, CourierError>
-    {
+    private func finish(
+        _ result: Result<Response, CourierError>, validation: ValidationType, target: any TargetType
+    ) -> Result<Response, CourierError> {
         var result = result
-        if case .success(let response) = result, !call.validation.accepts(response.statusCode) {
-            result = .failure(.statusCode(response.rejected(by: call.validation)))
+        if case .success(let response) = result, !validation.accepts(response.statusCode) {
+            result = .failure(.statusCode(response.rejected(by: validation)))
         }
-        for plugin in plugins {
-            plugin.didReceive(result, target: call.erased)
+        for plugin in configuration.hooks {
+            plugin.didReceive(result, target: target)
         }
-        for plugin in plugins {
-            result = plugin.process(result, target: call.erased)
+        for plugin in configuration.hooks {
+            result = plugin.process(result, target: target)
         }
         return result
     }
 
-    nonisolated(nonsending) private func perform(_ request: URLRequest, call: borrowing RequestCall) async
+    nonisolated(nonsending) private func perform(_ request: URLRequest, call: RequestCall, isIdempotent: Bool) async
         -> Result<Response, CourierError>
     {
         switch call.stub {
         case .never:
             return await sendForReal(
-                request, task: call.endpoint.task, progress: call.progress, isIdempotent: call.isIdempotent)
+                request, task: call.endpoint.task, progress: call.progress, isIdempotent: isIdempotent)
         case .immediate:
             return StubResponder.respond(to: request, endpoint: call.endpoint)
         case .delayed(let seconds):

@@ -79,47 +79,40 @@ open class Provider<Target: TargetType>: @unchecked Sendable {  // only `let`s
     /// what to write then.
     public typealias EndpointClosure = @Sendable (Target) -> Endpoint
     /// Builds the `URLRequest` for an endpoint. Async (unlike Moya's callback, which hangs if
-    /// never called); throwing fails the request. It runs on the caller's actor, before the
-    /// plugins' `prepare`, for every attempt, so that a body is encoded where its `Encodable`
-    /// conformance belongs.
+    /// never called); throwing fails the request. It runs on the caller's actor, so that a
+    /// body is encoded where its `Encodable` conformance belongs, once per call, before the
+    /// stages around the send (``RequestInterceptor``) and the plugins' `prepare`: retries and
+    /// replays reuse the request it built, and every plugin's `prepare` runs again for each.
     public typealias RequestClosure = nonisolated(nonsending) @Sendable (Endpoint) async throws -> URLRequest
     /// Says whether, and how, a target is stubbed. The provider calls it on the caller's actor,
     /// once per request.
     public typealias StubClosure = @Sendable (Target) -> StubBehavior
 
+    /// What the provider is made of: the arguments of its initializer and what follows from
+    /// them, worked out in one place (``Configuration``) whichever initializer ran.
+    let configuration: Configuration
+
     /// Maps targets to endpoints.
-    public let endpointClosure: EndpointClosure
+    public var endpointClosure: EndpointClosure { configuration.endpointClosure }
     /// Builds requests from endpoints.
-    public let requestClosure: RequestClosure
+    public var requestClosure: RequestClosure { configuration.requestClosure }
     /// Decides stubbing per target.
-    public let stubClosure: StubClosure
+    public var stubClosure: StubClosure { configuration.stubClosure }
     /// The queue completion handlers run on when a call does not name one; `nil` means the
     /// main queue, as in Moya.
-    public let callbackQueue: DispatchQueue?
+    public var callbackQueue: DispatchQueue? { configuration.callbackQueue }
     /// Sends real requests.
-    public let transport: any HTTPTransport
+    public var transport: any HTTPTransport { configuration.transport }
     /// The plugins, in the order they run.
-    public let plugins: [any PluginType]
+    public var plugins: [any PluginType] { configuration.listedPlugins }
     /// Retries transient failures; `nil` (the default, as in Moya) never retries.
-    public let retryPolicy: RetryPolicy?
+    public var retryPolicy: RetryPolicy? { configuration.retryPolicy }
     /// Whether identical requests in flight at the same time share one call (Moya's
     /// `trackInflights`); see ``init(endpointClosure:requestClosure:stubClosure:callbackQueue:transport:retryPolicy:plugins:trackInflights:maxRequestsPerHost:)``.
-    public let trackInflights: Bool
-    /// The shared calls, when ``trackInflights`` is on.
-    let inflights: InflightRequests?
+    public var trackInflights: Bool { configuration.inflights != nil }
     /// The most calls this provider has in flight per host, or `nil` (the default) for no
     /// limit; see ``init(endpointClosure:requestClosure:stubClosure:callbackQueue:transport:retryPolicy:plugins:trackInflights:maxRequestsPerHost:)``.
-    public let maxRequestsPerHost: Int?
-    /// The per-host limit, when ``maxRequestsPerHost`` is set.
-    let hostGate: HostGate?
-    /// The plugins' `prepare` steps, with each ``AuthPlugin`` picked out once so that it can
-    /// record in the call which token signed it.
-    let preparation: [PreparationStep]
-    /// Whether a plugin signs requests (an ``AuthPlugin``): only then is a target asked how
-    /// it is signed.
-    let signs: Bool
-    /// The first ``TelemetryPlugin`` among the plugins: each attempt is then a span.
-    let telemetry: TelemetryPlugin?
+    public var maxRequestsPerHost: Int? { configuration.hostGate?.limit }
 
     /// Creates a provider; every argument has Moya's default.
     ///
@@ -164,23 +157,17 @@ open class Provider<Target: TargetType>: @unchecked Sendable {  // only `let`s
         trackInflights: Bool = false,
         maxRequestsPerHost: Int? = nil
     ) {
-        self.trackInflights = trackInflights
-        self.maxRequestsPerHost = maxRequestsPerHost.map { max(1, $0) }
-        self.hostGate = maxRequestsPerHost.map(HostGate.init(limit:))
-        self.inflights = trackInflights ? InflightRequests() : nil
-        self.endpointClosure = endpointClosure
-        self.requestClosure = requestClosure
-        self.stubClosure = stubClosure
-        self.callbackQueue = callbackQueue
-        self.transport = transport
-        self.plugins = plugins
-        let preparation = plugins.map(PreparationStep.init)
-        self.preparation = preparation
-        self.signs = preparation.contains { step in
-            if case .signing = step { true } else { false }
-        }
-        self.telemetry = plugins.lazy.compactMap { $0 as? TelemetryPlugin }.first
-        self.retryPolicy = retryPolicy
+        self.configuration = Configuration(
+            endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
+            callbackQueue: callbackQueue, transport: transport, retryPolicy: retryPolicy, plugins: plugins,
+            trackInflights: trackInflights, maxRequestsPerHost: maxRequestsPerHost)
+    }
+
+    /// Creates a provider from a configuration worked out already: what a subclass's
+    /// initializer (``RefreshableProvider``'s) calls, so that every option is handled once,
+    /// in ``Configuration``.
+    init(configuration: Configuration) {
+        self.configuration = configuration
     }
 
     /// Sends `target` and returns the response.
@@ -211,7 +198,7 @@ open class Provider<Target: TargetType>: @unchecked Sendable {  // only `let`s
     /// subclasses that wrap it (a subclass that replays a request calls this for each
     /// replay).
     nonisolated(nonsending) public final func send(_ target: Target) async throws(CourierError) -> Response {
-        var call = makeCall(for: target)
+        var call = makeCall(for: target, authorizationType: target.authorizationType)
         return try await send(&call)
     }
 

@@ -5,7 +5,8 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// One attempt's span, from the moment the request goes to the transport to its answer.
+/// One attempt's span, from the moment the ``TelemetryPlugin``'s stage calls `next` to the
+/// answer `next` returns or throws.
 struct AttemptTelemetry {
     private let plugin: TelemetryPlugin
     private let span: any TelemetrySpan
@@ -13,12 +14,12 @@ struct AttemptTelemetry {
     /// The attributes the duration sample shares with the span.
     private let shared: [String: TelemetryValue]
 
-    /// Starts the span for `request`, the attempt of `call`, and puts its `traceparent` on
-    /// the request when it may go there.
-    init(_ plugin: TelemetryPlugin, request: inout URLRequest, call: borrowing RequestCall) {
+    /// Starts the span for `request`, an attempt of the call `context` describes, and puts its
+    /// `traceparent` on the request when it may go there.
+    init(_ plugin: TelemetryPlugin, request: inout URLRequest, context: borrowing RequestContext) {
         self.plugin = plugin
         let method = request.httpMethod ?? "GET"
-        let route = call.erased.route
+        let route = context.target.route
         // Room for every attribute an attempt has, so that the table is never grown.
         var attributes: [String: TelemetryValue] = Dictionary(minimumCapacity: 8)
         let knownMethod = Self.knownMethods.contains(method)
@@ -33,11 +34,11 @@ struct AttemptTelemetry {
         var shared = attributes
         shared[TelemetryKey.urlFull] = nil
         self.shared = shared
-        let resends = call.retries + call.replays
+        let resends = context.retries + context.replays
         if resends > 0 { attributes[TelemetryKey.resendCount] = .int(resends) }
         let spanName = (knownMethod ? method : "HTTP") + " " + route
         span = plugin.telemetry.attemptStarted(TelemetryAttempt(spanName: spanName, attributes: attributes))
-        if let traceparent = span.traceparent, Self.propagates(plugin.propagation, request: request, call: call),
+        if let traceparent = span.traceparent, Self.propagates(plugin.propagation, request: request, context: context),
             !traceparent.isEmpty,
             !traceparent.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
         {
@@ -77,16 +78,16 @@ struct AttemptTelemetry {
     /// Whether the `traceparent` goes with `request`: the plugin allows it for this target,
     /// and the request goes to the target's own origin.
     private static func propagates(
-        _ propagation: TelemetryPlugin.Propagation, request: URLRequest, call: borrowing RequestCall
+        _ propagation: TelemetryPlugin.Propagation, request: URLRequest, context: borrowing RequestContext
     )
         -> Bool
     {
         switch propagation {
         case .none: return false
-        case .signedTargets: guard call.erased.authorizationType != nil else { return false }
+        case .signedTargets: guard context.authorizationType != nil else { return false }
         case .allTargets: break
         }
-        return !CrossOriginRedirect.isCrossOrigin(from: call.erased.baseURL, to: request.url)
+        return !CrossOriginRedirect.isCrossOrigin(from: context.target.baseURL, to: request.url)
     }
 
     /// The methods OpenTelemetry names; any other is `_OTHER`.

@@ -14,12 +14,15 @@ import Foundation
 ///     auth: session, plugins: [TelemetryPlugin(MyTelemetry()), NetworkLoggerPlugin()])
 /// ```
 ///
-/// A provider without one does no telemetry work at all. The plugin's hooks do nothing
-/// themselves: the provider recognises it and times each attempt around the transport (the
-/// span starts after every plugin's `prepare`, so time spent waiting for a token is not the
-/// request's, and ends when the transport answers). Where the plugin sits among the others
-/// does not matter; only the first one counts.
-public struct TelemetryPlugin: PluginType {
+/// A provider without one does no telemetry work at all. The plugin is a stage around the send
+/// (a ``RequestInterceptor``, the hook your own plugins get too): each call of its `next` — the
+/// first attempt, each retry of the ``Provider/retryPolicy``, each token replay of a
+/// ``RefreshableProvider`` — is a span, from the moment the attempt starts through the plugins'
+/// `prepare`, `willSend`, the transport, `didReceive` and `process`. The re-authentication
+/// stage runs outside it, so time spent waiting for a token or a refresh is not the request's.
+/// Its place among your plugins matters as for any interceptor: an interceptor listed before
+/// it sees one span per call of its own `next`.
+public struct TelemetryPlugin: RequestInterceptor {
     /// Where the trace context goes.
     public enum Propagation: Sendable {
         /// To the targets the provider signs (whose ``TargetType/authorizationType`` is not
@@ -48,5 +51,22 @@ public struct TelemetryPlugin: PluginType {
     public init(_ telemetry: any RequestTelemetry, propagation: Propagation = .signedTargets) {
         self.telemetry = telemetry
         self.propagation = propagation
+    }
+
+    /// Times one attempt: starts its span (and puts the `traceparent` on the request where it
+    /// may go), sends it through `next`, and ends the span with what came back.
+    public nonisolated(nonsending) func intercept(_ request: URLRequest, context: RequestContext, next: Next)
+        async throws(CourierError) -> Response
+    {
+        var request = request
+        let span = AttemptTelemetry(self, request: &request, context: context)
+        do {
+            let response = try await next(request, context)
+            span.end(.success(response))
+            return response
+        } catch {
+            span.end(.failure(error))
+            throw error
+        }
     }
 }

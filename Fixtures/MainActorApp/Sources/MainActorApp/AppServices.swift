@@ -23,7 +23,7 @@ public final class AppServices {
                 return try OAuthToken(response: response)
             })
         api = RefreshableProvider<API>(
-            auth: session, transport: apiTransport, plugins: [RequestIDPlugin(), NetworkLoggerPlugin()])
+            auth: session, transport: apiTransport, plugins: [RequestIDPlugin(), RetryOnceInterceptor(), NetworkLoggerPlugin()])
     }
 
     /// A provider that answers from each target's sample data, for previews.

@@ -21,3 +21,18 @@ public struct RequestIDPlugin: PluginType {
         }
     }
 }
+
+/// An around-the-send plugin as apps write them: sends a request once more after a 503.
+public struct RetryOnceInterceptor: RequestInterceptor {
+    public init() {}
+
+    public func intercept(
+        _ request: URLRequest, context: RequestContext, next: RequestInterceptor.Next
+    ) async throws(CourierError) -> Response {
+        let response = try await next(request, context)
+        guard response.statusCode == 503, context.isIdempotent, context.isReplayable else { return response }
+        var again = context
+        again.retries += 1
+        return try await next(request, again)
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Re-authentication as one stage around the send: it signs the request with the session's
+/// token, sends it, and when the server rejects that token (401, or what its
+/// ``RefreshPolicy`` says) refreshes **once** for every request rejected together and replays
+/// the request signed with the new token; a replay rejected again is returned as it is.
+///
+/// ``RefreshableProvider`` puts this stage around every call, outside every other stage and
+/// plugin, so the plugins see the signed request. It is also a ``RequestInterceptor`` you can
+/// use yourself: among a plain ``Provider``'s plugins, or inside an interceptor of your own
+/// that wraps it.
+///
+/// ```swift
+/// /// Says when Courier replays a request with a refreshed token.
+/// struct ReplayLogging: RequestInterceptor {
+///     let inner: ReauthenticationInterceptor
+///
+///     func intercept(
+///         _ request: URLRequest, context: RequestContext, next: RequestInterceptor.Next
+///     ) async throws(CourierError) -> Response {
+///         try await inner.intercept(request, context: context) { request, context async throws(CourierError) in
+///             if let challenge = context.challenge {
+///                 print("replaying after a \(challenge.response.statusCode)")
+///             }
+///             return try await next(request, context)
+///         }
+///     }
+/// }
+/// ```
+///
+/// What it decides, in order, for one call:
+/// - a target whose ``RequestContext/authorizationType`` is `nil`, or a request to a host the
+///   signing settings do not allow, passes through unsigned and is never refreshed for;
+/// - the first attempt is signed with the token the call waited for, if it waited for a
+///   renewal before it was built (the one hand-off from the session), else with
+///   ``AuthSession/validToken(minimumValidity:)`` at the signing leeway;
+/// - the credential that signed the attempt goes to `next` in ``RequestContext/credential``;
+/// - an answer from the token's own origin that the policy calls an authentication failure
+///   (as a response or as ``CourierError/statusCode(_:)``), while replays are left and the
+///   request can be sent again, is a rejection: ``AuthSession/refresh(rejecting:)`` with that
+///   token (single-flight: joined, or answered at once when another request refreshed
+///   already), then a replay signed with the token it returns, with the rejection in
+///   ``RequestContext/challenge``;
+/// - anything else is the answer; a failed refresh is thrown
+///   (``AuthenticationError/sessionExpired`` when the user must sign in again).
+public struct ReauthenticationInterceptor: RequestInterceptor {
+    /// The settings requests are signed with: the session (``AuthPlugin/auth``), the leeway
+    /// and the allowed hosts.
+    public let signing: AuthPlugin
+    /// When a response counts as a rejected token, and how replays work.
+    public let refreshPolicy: RefreshPolicy
+
+    /// The session whose token signs requests and is refreshed.
+    public var auth: AuthSession { signing.auth }
+
+    /// Creates the stage.
+    ///
+    /// - Parameters:
+    ///   - auth: the session whose token signs requests and is refreshed.
+    ///   - refreshPolicy: what counts as a rejected token (default: 401), how many replays.
+    ///   - settings: a signing plugin whose ``AuthPlugin/refreshLeeway`` and
+    ///     ``AuthPlugin/allowedHosts`` to use; its session is ignored: `auth` signs.
+    public init(auth: AuthSession, refreshPolicy: RefreshPolicy = .default, settings: AuthPlugin? = nil) {
+        self.signing =
+            settings.map { AuthPlugin(auth: auth, refreshLeeway: $0.refreshLeeway, allowedHosts: $0.allowedHosts) }
+            ?? AuthPlugin(auth: auth)
+        self.refreshPolicy = refreshPolicy
+    }
+
+    /// Signs, sends, and refreshes and replays on a rejected token; see
+    /// ``ReauthenticationInterceptor``.
+    ///
+    /// - Throws: what `next` threw; ``CourierError/authentication(_:)`` when no token can be
+    ///   had or the refresh fails; ``CourierError/cancelled``.
+    public nonisolated(nonsending) func intercept(_ request: URLRequest, context: RequestContext, next: Next)
+        async throws(CourierError) -> Response
+    {
+        guard let authorizationType = context.authorizationType,
+            signing.isAllowed(request, target: context.target)
+        else {
+            return try await next(request, context)
+        }
+        var context = context
+        var token = try await firstToken(&context)
+        while true {
+            context.credential = SignedCredential(session: auth, token: token)
+            let result: Result<Response, CourierError>
+            do {
+                result = .success(
+                    try await next(try signing.signed(request, with: token, as: authorizationType), context))
+            } catch {
+                result = .failure(error)
+            }
+            guard let rejection = rejection(in: result, context: context) else {
+                return try result.get()
+            }
+            do {
+                token = try await auth.refresh(rejecting: token)
+            } catch {
+                throw CourierError(error)
+            }
+            context.challenge = rejection
+            context.replays += 1
+            if refreshPolicy.replayDelay > 0 {
+                do {
+                    try await Delay.sleep(seconds: refreshPolicy.replayDelay)
+                } catch {
+                    throw .cancelled
+                }
+            }
+        }
+    }
+
+    /// The token of the first attempt: the one the call was handed after it waited for this
+    /// session's renewal (or that renewal's failure), else a valid token from the session.
+    nonisolated(nonsending) private func firstToken(_ context: inout RequestContext) async throws(CourierError)
+        -> OAuthToken
+    {
+        if let renewal = context.renewal, renewal.session == ObjectIdentifier(auth) {
+            context.renewal = nil
+            do {
+                return try renewal.handoff.outcome.get()
+            } catch {
+                throw CourierError(error)
+            }
+        }
+        do {
+            return try await auth.validToken(minimumValidity: signing.refreshLeeway)
+        } catch {
+            throw CourierError(error)
+        }
+    }
+
+    /// The rejection to refresh for, when `result` says the server rejected the token that
+    /// signed the attempt and the request may be replayed; `nil` otherwise. Not inlined, so
+    /// that its temporaries stay off the async frame that a request waiting for a refresh
+    /// keeps.
+    @inline(never)
+    private func rejection(in result: Result<Response, CourierError>, context: borrowing RequestContext)
+        -> CredentialRejection?
+    {
+        guard context.replays < refreshPolicy.maxReplays, context.isReplayable else { return nil }
+        let response: Response
+        switch result {
+        case .success(let value): response = value
+        case .failure(.statusCode(let value)): response = value
+        case .failure: return nil
+        }
+        guard Self.answeredByTokenOrigin(response), refreshPolicy.isAuthenticationFailure(response) else {
+            return nil
+        }
+        return CredentialRejection(response: response)
+    }
+
+    /// Whether the answer came from the origin the token was sent to. A redirect to another
+    /// origin drops `Authorization`, so that origin's 401 says nothing about the token:
+    /// refreshing for it would burn a refresh (and replay the request) for nothing.
+    static func answeredByTokenOrigin(_ response: Response) -> Bool {
+        guard let answeredBy = response.response?.url else { return true }
+        return !CrossOriginRedirect.isCrossOrigin(from: response.request?.url, to: answeredBy)
+    }
+}
