@@ -31,6 +31,9 @@ struct AuthEventSourceTests {
         var writerEvents = writer.eventOccurrences.makeAsyncIterator()
         var readerEvents = reader.eventOccurrences.makeAsyncIterator()
         var readerPlainEvents = reader.events.makeAsyncIterator()
+        // A session reads the store when it is first used: the reader starts (with no token)
+        // before the writer signs in, so it hears of the sign-in.
+        #expect(await reader.token == nil)
 
         try await writer.signIn(Self.token("signed-in"))
         #expect(await writerEvents.next() == AuthEvent.Occurrence(.signedIn, source: .thisSession))
@@ -56,6 +59,8 @@ struct AuthEventSourceTests {
         let writer = Self.session(FileTokenStore(url: file), calls: writerCalls)
         let reader = Self.session(FileTokenStore(url: file), calls: readerCalls)
         var readerEvents = reader.eventOccurrences.makeAsyncIterator()
+        // The reader is used (it reads "old") before the writer refreshes.
+        #expect(await reader.token?.accessToken == "old")
 
         _ = try await writer.refresh(rejecting: Self.token("old"))
         // The reader still holds "old": its refresh takes the lease, reads the store and adopts.
