@@ -157,6 +157,38 @@
             }
         }
 
+        @Test(
+            "200 concurrent calls share the pool (4 connections and the listener), and a cached freshness check is cheap"
+        )
+        func pooled() async throws {
+            try await TestPostgres.with { server in
+                let database = try PostgresDatabase(connection: server.connection, maximumConnections: 4)
+                let a = PostgresTokenCoordinator(database: database, key: "k")
+                _ = try await a.write(Self.token("1"), change: .signedIn, ifGeneration: nil)
+                try await withThrowingTaskGroup(of: StoredToken.self) { group in
+                    for _ in 0..<200 { group.addTask { try await a.read() } }
+                    for try await stored in group { #expect(stored.token == Self.token("1")) }
+                }
+                let backends = try await database.query(
+                    "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'", [])
+                let count = Int(backends.first?.first.flatMap { $0 } ?? "") ?? 0
+                #expect((1...5).contains(count), "\(count) backends")
+                // The freshness check every signed request makes, from the cache.
+                #expect(await eventually { database.isListening })
+                _ = try await a.currentGeneration()
+                let statements = database.statementCount
+                let clock = ContinuousClock()
+                let elapsed = try await clock.measure {
+                    for _ in 0..<10_000 { _ = try await a.currentGeneration() }
+                }
+                #expect(database.statementCount == statements)
+                let microseconds =
+                    Double(elapsed.components.attoseconds) / 1e12 / 10_000
+                    + Double(elapsed.components.seconds) * 1e6 / 10_000
+                print("PostgresTokenCoordinator.currentGeneration() from the cache: \(microseconds) µs a call")
+            }
+        }
+
         @Test("an unreachable database is a typed error that names the reason and never the password")
         func unreachable() async throws {
             let port = try TestPostgres.freePort()
