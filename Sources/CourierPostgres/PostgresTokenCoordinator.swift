@@ -159,13 +159,18 @@
             }
         }
 
-        /// Whether `owner` still holds the lease; extends it by `duration` when it does.
-        func holds(owner: String, duration: TimeInterval) async -> Bool {
+        /// Whether `owner` still holds the lease; extends it by `duration` when it does. A lease
+        /// backed by the advisory lock asks on the lock's own connection: when that connection
+        /// is gone (a server restart), so is the lock, and another session may take the lease
+        /// at any moment, so it is not held.
+        func holds(owner: String, duration: TimeInterval, on connection: PostgresEngine.PinnedConnection?) async
+            -> Bool
+        {
             let rows = try? await database.query(
                 """
                 UPDATE \(table) SET lease_expires = clock_timestamp() + $3::double precision * interval '1 second'
                 WHERE key = $1 AND lease_owner = $2::uuid RETURNING 1
-                """, [key, owner, String(duration)])
+                """, [key, owner, String(duration)], on: connection)
             return !(rows ?? []).isEmpty
         }
 
@@ -251,7 +256,7 @@
         /// that cannot be reached answers `false`: the refresh token stays home.
         nonisolated(nonsending) public func isHeld() async -> Bool {
             guard !released.isSet else { return false }
-            return await coordinator.holds(owner: owner, duration: duration)
+            return await coordinator.holds(owner: owner, duration: duration, on: connection)
         }
 
         deinit {

@@ -145,7 +145,11 @@
                     database: try PostgresDatabase(connection: server.connection), key: "k")
                 #expect(try await a.write(Self.token("1"), change: .refreshed, ifGeneration: 0) == 1)
                 #expect(await eventually { a.database.isListening })
+                let held = try await a.acquireLease(expiringAfter: 600, waitingAtMost: 5)
                 try await server.restart()
+                // Its advisory lock went with its connection: the lease is no longer this holder's.
+                #expect(await !held.isHeld())
+                await held.release()
                 #expect(try await a.read().token == Self.token("1"))
                 #expect(try await a.write(Self.token("2"), change: .refreshed, ifGeneration: 1) == 2)
                 let lease = try await a.acquireLease(expiringAfter: 600, waitingAtMost: 5)
