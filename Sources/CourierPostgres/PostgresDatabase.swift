@@ -52,8 +52,8 @@
         ///   - maximumConnections: how many pooled connections this process opens at most
         ///     (each lease holds one more for as long as it is held).
         ///   - connectTimeout: how long to wait for a new connection before failing.
-        /// - Throws: ``PostgresStoreError`` (`.statementFailed`) when `table` or `channel` is not
-        ///   an identifier.
+        /// - Throws: ``PostgresStoreError`` (`.invalidName`) when `table` or `channel` is not an
+        ///   identifier.
         public init(
             connection: String, table: String = "courier_tokens", channel: String? = nil,
             maximumConnections: Int = 4, connectTimeout: TimeInterval = 10
@@ -65,8 +65,7 @@
                 channel.wholeMatch(of: identifier) != nil
             else {
                 throw PostgresStoreError(
-                    kind: .statementFailed,
-                    reason: "the table or channel name is not an SQL identifier: \(table), \(channel)",
+                    kind: .invalidName, reason: "table \(table), channel \(channel)",
                     connection: connection)
             }
             self.connectionDescription = ConnectionString.redacting(connection)

@@ -21,6 +21,8 @@
             case statementFailed = "the database refused a statement"
             /// The stored row holds something that is not a token.
             case invalidData = "the database holds something that is not a token"
+            /// The table or channel name given is not an SQL identifier.
+            case invalidName = "the table or channel name is not an SQL identifier"
             /// The store was shut down.
             case shutDown = "the token store was shut down"
         }

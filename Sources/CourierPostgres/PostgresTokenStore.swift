@@ -65,7 +65,7 @@
         public func save(_ token: OAuthToken?) throws {
             try database.prepareBlocking(key: key)
             let json = try token.map(PostgresTokenCoordinator.encode)
-            let change: UInt8 = token == nil ? 4 : 1
+            let change = (token == nil ? TokenChange.signedOut : .signedIn).rawValue
             _ = try database.engine.blockingQuery(
                 """
                 WITH written AS (

@@ -211,6 +211,15 @@
             #expect(throws: PostgresStoreError.self) { _ = try PostgresTokenStore(database: database, key: "k").load() }
         }
 
+        @Test("a table name that is not an identifier is refused before anything is sent")
+        func invalidName() {
+            let error = #expect(throws: PostgresStoreError.self) {
+                _ = try PostgresDatabase(connection: "host=127.0.0.1", table: "tokens; DROP TABLE users")
+            }
+            #expect(error?.kind == .invalidName)
+            #expect(throws: Never.self) { _ = try PostgresDatabase(connection: "host=127.0.0.1", table: "auth.tokens") }
+        }
+
         @Test("connection strings are redacted in both forms")
         func redaction() {
             #expect(
