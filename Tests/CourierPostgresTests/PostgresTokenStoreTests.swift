@@ -3,6 +3,7 @@
 
     @testable import CourierPostgres
     import Courier
+    import CourierTesting
     import Foundation
     import Testing
 
@@ -209,6 +210,52 @@
                 _ = try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: 1)
             }
             #expect(throws: PostgresStoreError.self) { _ = try PostgresTokenStore(database: database, key: "k").load() }
+        }
+
+        @Test(
+            "a server that never answers blocks no thread: other calls finish meanwhile, and it times out with a typed error"
+        )
+        func silentServer() async throws {
+            try await TestPostgres.with { server in
+                let silent = try SilentListener()
+                let hung = PostgresTokenCoordinator(
+                    database: try PostgresDatabase(
+                        connection: "host=127.0.0.1 port=\(silent.port) user=x password=s3cret", connectTimeout: 15),
+                    key: "k")
+                let healthy = PostgresTokenCoordinator(
+                    database: try PostgresDatabase(connection: server.connection), key: "k")
+                let hungFinished = LockIsolated(false)
+                let hungCalls = Task {
+                    await withTaskGroup(of: PostgresStoreError?.self) { group in
+                        for _ in 0..<20 {
+                            group.addTask {
+                                do {
+                                    _ = try await hung.read()
+                                    return nil
+                                } catch let error as PostgresStoreError {
+                                    return error
+                                } catch {
+                                    return nil
+                                }
+                            }
+                        }
+                        let errors = await group.reduce(into: []) { $0.append($1) }
+                        hungFinished.setValue(true)
+                        return errors
+                    }
+                }
+                // With Swift's two cooperative threads here, one blocked libpq call would stall these.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<100 { group.addTask { _ = try await healthy.read() } }
+                    try await group.waitForAll()
+                }
+                #expect(!hungFinished.value, "the healthy calls finished while the hung ones still waited (15 s)")
+                let errors = await hungCalls.value
+                #expect(errors.count == 20)
+                #expect(errors.allSatisfy { $0?.kind == .connectionFailed })
+                #expect(errors.allSatisfy { !"\($0.map { "\($0)" } ?? "")".contains("s3cret") })
+                silent.close()
+            }
         }
 
         @Test("a table name that is not an identifier is refused before anything is sent")
