@@ -107,8 +107,8 @@
             if !state.isPrepared(nil) {
                 do {
                     _ = try await query(createTableSQL, [])
-                } catch  where error.sqlState == "23505" || error.sqlState == "42P07" {
-                    // Another process created it at the same moment (CREATE TABLE IF NOT EXISTS
+                } catch  where ["23505", "42P07", "42710"].contains(error.sqlState ?? "") {
+                    // Another call or process created it at the same moment (CREATE TABLE IF NOT EXISTS
                     // is not atomic against a concurrent one): it exists now.
                 }
                 state.setPrepared(nil)
@@ -124,7 +124,7 @@
             if !state.isPrepared(nil) {
                 do {
                     _ = try engine.blockingQuery(createTableSQL, [])
-                } catch  where error.sqlState == "23505" || error.sqlState == "42P07" {}
+                } catch  where ["23505", "42P07", "42710"].contains(error.sqlState ?? "") {}
                 state.setPrepared(nil)
             }
             _ = try engine.blockingQuery(

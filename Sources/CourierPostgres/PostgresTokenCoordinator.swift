@@ -20,7 +20,7 @@
     ///   holder that hangs: past its expiry another session takes the lease over (and adds one
     ///   to the generation, so the hung holder's late write is refused). ``PostgresTokenLease/isHeld()``
     ///   extends it while its holder lives.
-    public final class PostgresTokenCoordinator: Sendable {
+    public final class PostgresTokenCoordinator: TokenStoreCoordinator {
         /// The database.
         public let database: PostgresDatabase
         /// The key of the row this coordinator guards.
@@ -97,7 +97,7 @@
         ///   - timeout: how long to wait for a lease another session holds.
         /// - Throws: `TokenLeaseTimeout`, `CancellationError`, or ``PostgresStoreError``.
         public func acquireLease(expiringAfter duration: TimeInterval, waitingAtMost timeout: TimeInterval)
-            async throws -> PostgresTokenLease
+            async throws -> any TokenLease
         {
             try await database.prepare(key: key)
             let started = ContinuousClock.now
@@ -226,7 +226,7 @@
     /// The lease of a ``PostgresTokenCoordinator``: the key's advisory lock on a connection of
     /// its own (when it could be had) and the row's lease columns. Released once: by its holder,
     /// or when it is dropped (then by closing its connection, which frees the advisory lock).
-    public final class PostgresTokenLease: Sendable {
+    public final class PostgresTokenLease: TokenLease {
         private let coordinator: PostgresTokenCoordinator
         private let owner: String
         private let duration: TimeInterval

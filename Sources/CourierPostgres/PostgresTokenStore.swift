@@ -25,6 +25,9 @@
         /// How the sessions that share this key take turns.
         public let postgresCoordinator: PostgresTokenCoordinator
 
+        /// ``postgresCoordinator``: a session reads and writes the token only through it.
+        public var coordinator: (any TokenStoreCoordinator)? { postgresCoordinator }
+
         /// The store of `key` in `database` (share one database between the keys of a process).
         public init(database: PostgresDatabase, key: String) {
             self.database = database

@@ -258,6 +258,49 @@
             }
         }
 
+        @Test(
+            "AuthSession on two stores (two processes): 50 concurrent requests each for an expired token, 20 rounds: one refresh a round, no refresh token presented twice"
+        )
+        func sessionStorm() async throws {
+            try await TestPostgres.with { server in
+                let now = LockIsolated(Date(timeIntervalSince1970: 1_000_000))
+                let issued = LockIsolated((count: 0, current: "refresh-0", reused: 0))
+                let refresh: @Sendable (OAuthToken) async throws -> OAuthToken = { token in
+                    issued.withValue { state in
+                        if token.refreshToken != state.current { state.reused += 1 }
+                        state.count += 1
+                        state.current = "refresh-\(state.count)"
+                    }
+                    let state = issued.value
+                    return OAuthToken(
+                        accessToken: "access-\(state.count)", refreshToken: state.current,
+                        expiresAt: now.value.addingTimeInterval(60))
+                }
+                let sessions = try [0, 1].map { _ in
+                    AuthSession(
+                        store: PostgresTokenStore(
+                            database: try PostgresDatabase(connection: server.connection), key: "k"),
+                        refresh: refresh, now: { now.value }, refreshWindow: nil)
+                }
+                try await sessions[0].signIn(
+                    OAuthToken(
+                        accessToken: "access-0", refreshToken: "refresh-0", expiresAt: now.value.addingTimeInterval(60))
+                )
+                for round in 1...20 {
+                    now.withValue { $0 = $0.addingTimeInterval(120) }  // every stored token has expired
+                    let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+                        for index in 0..<100 {
+                            group.addTask { try await sessions[index % 2].validToken().accessToken }
+                        }
+                        return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+                    }
+                    #expect(tokens == ["access-\(round)"], "round \(round)")
+                    #expect(issued.value.count == round, "round \(round)")
+                }
+                #expect(issued.value.reused == 0)
+            }
+        }
+
         @Test("a table name that is not an identifier is refused before anything is sent")
         func invalidName() {
             let error = #expect(throws: PostgresStoreError.self) {

@@ -189,7 +189,9 @@ struct CrossProcessScenario {
         let variants: [Interleaved.Variant<PerCall>] = [
             .init(name: "file") { try await Timing.perCall(count) { try await shared.request(target).statusCode } },
             .init(name: "own") { try await Timing.perCall(count) { try await alone.request(target).statusCode } },
-            .init(name: "check") { Timing.perCall(count * 10) { Int(coordinator.currentGeneration() ?? 0) } },
+            .init(name: "check") {
+                try await Timing.perCall(count * 10) { Int(try await coordinator.currentGeneration() ?? 0) }
+            },
         ]
         for variant in variants { _ = try await variant.round() }
         let samples = try await Interleaved.run(rounds: freshnessRounds, variants)

@@ -49,11 +49,11 @@ extension AuthSession {
                 let lease: any TokenLease
                 let kept = held
                 held = nil
-                if let kept, kept.isHeld() {
+                if let kept, await kept.isHeld() {
                     lease = kept
                 } else {
                     // Lost (taken over after it expired): it still holds this process's turn.
-                    kept?.release()
+                    await kept?.release()
                     do {
                         lease = try await takeLease(progress: progress)
                     } catch {
@@ -63,8 +63,8 @@ extension AuthSession {
                 result = await run(operation, holding: lease, progress: progress, unstored: unstored)
                 if case .renewedUnstored = result.0 { return (result.0, result.1, lease) }
                 // Asked only of a failed refresh: a successful one was fenced by its write.
-                let lost = if case .transient = result.0 { !lease.isHeld() } else { false }
-                lease.release()
+                let lost = if case .transient = result.0 { await !lease.isHeld() } else { false }
+                await lease.release()
                 guard lost else { return (result.0, result.1, nil) }
             }
             return (result.0, result.1, nil)
@@ -90,12 +90,12 @@ extension AuthSession {
         ) async -> (StateMachine.Outcome, (any Error)?) {
             var stored: StoredToken
             do {
-                stored = try coordinator.read()
+                stored = try await coordinator.read()
             } catch {
                 return (.transient, error)
             }
             if let unstored, stored.generation == unstored.over, let token = operation.token {
-                stored = storing(token, unstored, over: stored)
+                stored = await storing(token, unstored, over: stored)
             }
             switch operation {
             case .refresh(let token):
@@ -112,16 +112,16 @@ extension AuthSession {
                 }
             case .end(let token, let expiry):
                 guard Self.holds(stored, token) else { return (.adopted(stored), nil) }
-                return end(expiry, over: stored, error: nil)
+                return await end(expiry, over: stored, error: nil)
             }
         }
 
         /// The store with the session's unstored `token` written, or as if it held it when the
         /// store still refuses writes (nobody else wrote since: it is still at `unstored.over`).
         private func storing(_ token: OAuthToken, _ unstored: StateMachine.Unstored, over stored: StoredToken)
-            -> StoredToken
+            async -> StoredToken
         {
-            if let written = try? coordinator.write(token, change: unstored.change, ifGeneration: unstored.over) {
+            if let written = try? await coordinator.write(token, change: unstored.change, ifGeneration: unstored.over) {
                 return StoredToken(token: token, generation: written, change: unstored.change)
             }
             return StoredToken(token: token, generation: stored.generation, change: unstored.change)
@@ -144,11 +144,11 @@ extension AuthSession {
                 guard !renewed.accessToken.isEmpty else {
                     return (.transient, AuthenticationError.invalidTokenResponse)
                 }
-                return save(renewed, change: .refreshed, over: stored)
+                return await save(renewed, change: .refreshed, over: stored)
             case .failure(let error):
                 switch RefreshFailureClassifier.classify(error, date: now()) {
                 case .transient: return (.transient, error)
-                case .rejected(let expiry): return end(expiry, over: stored, error: error)
+                case .rejected(let expiry): return await end(expiry, over: stored, error: error)
                 }
             }
         }
@@ -162,7 +162,7 @@ extension AuthSession {
             case .success(let token) where token.accessToken.isEmpty:
                 return (.transient, AuthenticationError.invalidTokenResponse)
             case .success(let token):
-                return save(token, change: .acquired, over: stored)
+                return await save(token, change: .acquired, over: stored)
             case .failure(let error):
                 return (.transient, error)
             }
@@ -170,16 +170,17 @@ extension AuthSession {
 
         /// Stores the new token if nobody wrote since `stored` was read; otherwise adopts what
         /// was written (a session that took the lease after this one's had expired).
-        private func save(_ token: OAuthToken, change: TokenChange, over stored: StoredToken) -> (
+        private func save(_ token: OAuthToken, change: TokenChange, over stored: StoredToken) async -> (
             StateMachine.Outcome, (any Error)?
         ) {
             // A token that cannot be sent is never stored: it fails like an unreadable answer.
             if case .failure(let problem) = OAuthToken.checked(token) { return (.transient, problem) }
             do {
-                if let generation = try coordinator.write(token, change: change, ifGeneration: stored.generation) {
+                if let generation = try await coordinator.write(token, change: change, ifGeneration: stored.generation)
+                {
                     return (.renewed(token, generation: generation), nil)
                 }
-                return (.adopted(try coordinator.read()), nil)
+                return (.adopted(try await coordinator.read()), nil)
             } catch {
                 // The server has issued it, and may have retired the refresh token it replaced:
                 // it is the only valid credential there is. It is used from memory, the failed
@@ -191,15 +192,16 @@ extension AuthSession {
         /// Ends the session: clears the store, but only if it still holds the token that was
         /// rejected. When another session stored a different one, that one is adopted and the
         /// session goes on.
-        private func end(_ expiry: SessionExpiry, over stored: StoredToken, error: (any Error)?) -> (
+        private func end(_ expiry: SessionExpiry, over stored: StoredToken, error: (any Error)?) async -> (
             StateMachine.Outcome, (any Error)?
         ) {
             do {
-                if let generation = try coordinator.write(nil, change: .sessionExpired, ifGeneration: stored.generation)
+                if let generation = try await coordinator.write(
+                    nil, change: .sessionExpired, ifGeneration: stored.generation)
                 {
                     return (.ended(expiry, generation: generation), error)
                 }
-                return (.adopted(try coordinator.read()), nil)
+                return (.adopted(try await coordinator.read()), nil)
             } catch let storeError {
                 // The session is over either way; a store that cannot delete must not keep the
                 // user signed in.

@@ -195,19 +195,37 @@ extension AuthSession {
             case .busy: return join(waiter)
             case .idle: break
             }
+            if let token = usableToken(minimumValidity: minimumValidity, now: now) { return .answer(.success(token)) }
+            return startRenewal(for: waiter, now: now, rejected: false)
+        }
+
+        /// The answer a request gets without a renewal: the current token while it is valid
+        /// for `minimumValidity` seconds (see ``requestToken(waiter:minimumValidity:now:)``),
+        /// the end of the session; `nil` when only a renewal (or the operation in flight)
+        /// could answer. What a request gets while the store cannot be reached.
+        func answerWithoutRenewal(minimumValidity: TimeInterval, now: Date) -> Result<OAuthToken, Failure>? {
+            switch phase {
+            case .expired: return .failure(.sessionExpired)
+            case .busy: return nil
+            case .idle: return usableToken(minimumValidity: minimumValidity, now: now).map { .success($0) }
+            }
+        }
+
+        /// The current token, if a request may go out with it now.
+        private func usableToken(minimumValidity: TimeInterval, now: Date) -> OAuthToken? {
             if let token {
-                if ignoresExpiry { return .answer(.success(token)) }
+                if ignoresExpiry { return token }
                 let lifetime = token.lifetime ?? arrivedAt.flatMap { token.expiresAt?.timeIntervalSince($0) }
                 // NaN-safe: a non-finite validity counts as no leeway at all.
                 var validity = lifetime.map { min(minimumValidity, max(0, $0) / 2) } ?? minimumValidity
                 if !validity.isFinite { validity = 0 }
-                if !token.expires(within: validity, now: now) { return .answer(.success(token)) }
+                if !token.expires(within: validity, now: now) { return token }
                 if token.refreshToken == nil, !canAcquire, !token.expires(within: 0, now: now) {
                     // Nothing can renew it early; it is still valid, so use it to the end.
-                    return .answer(.success(token))
+                    return token
                 }
             }
-            return startRenewal(for: waiter, now: now, rejected: false)
+            return nil
         }
 
         /// A request was rejected with `staleAccessToken` (nil if it carried none).
@@ -380,6 +398,18 @@ extension AuthSession {
             return ReplaceAction(
                 event: .signedOut, waiters: inFlight?.waiters ?? [], result: .failure(.missingCredential),
                 cancel: inFlight?.id)
+        }
+
+        /// The store's contents, read when the session was first used: the session starts
+        /// from them, with no event — unless the store was emptied by the end of a session
+        /// (another session's refresh token was rejected, maybe after this one was created):
+        /// this one has ended too.
+        mutating func loaded(_ stored: StoredToken?, generation newGeneration: UInt64?, now: Date) -> ChangeAction {
+            token = stored?.token
+            generation = newGeneration
+            guard let stored, stored.token == nil, stored.change == .sessionExpired else { return .none }
+            expire(SessionExpiry(cause: .anotherSession, date: now))
+            return .emit(.sessionExpired)
         }
 
         /// The store is at `generation` and this state already reflects it: this session wrote

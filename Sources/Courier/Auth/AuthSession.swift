@@ -88,12 +88,23 @@ public actor AuthSession {
     private var operations: [StateMachine.OperationID: Task<Void, Never>] = [:]
     private var progress: [StateMachine.OperationID: OperationProgress] = [:]
     private var timeouts: [StateMachine.OperationID: Task<Void, Never>] = [:]
-    private nonisolated let loadError: (any Error)?
+    /// What the store threw when the session first read it; `nil` until then, and after a
+    /// read that worked.
+    private var loadError: (any Error)?
+    /// Whether the session has read the store (or replaced what it holds): it does so on
+    /// first use, not when it is created, since a coordinator may have to wait.
+    private var isLoaded = false
+    /// Counts the changes this session makes to its token outside the state machine's
+    /// operations (the first load, a sign-in or sign-out, a token adopted from the store):
+    /// a read of the store that suspended is adopted only if none happened meanwhile.
+    private var epoch: UInt64 = 0
 
     /// Creates a session.
     ///
     /// - Parameters:
-    ///   - store: where the token is kept; it is loaded now. Sessions sharing a store (or
+    ///   - store: where the token is kept; it is read when the session is first used (the
+    ///     first request, ``validToken(minimumValidity:)``, ``token``, ``needsSignIn``…),
+    ///     not here, since its coordinator may have to wait. Sessions sharing a store (or
     ///     ``FileTokenStore``s of one file) coordinate through its ``TokenStore/coordinator``.
     ///   - refresh: calls the token endpoint with the current token's refresh token.
     ///   - acquire: gets a first token with no user action, when there is none (or none that
@@ -149,23 +160,12 @@ public actor AuthSession {
             coordinator: coordinator, refreshClosure: Self.judging(refresh, by: sessionEndingRule),
             acquireClosure: acquire, now: now,
             refreshTimeout: timeout, abandonRefreshAfter: max(abandon, timeout))
-        var stored: StoredToken?
-        var loadError: (any Error)?
-        do {
-            stored = try coordinator.read()
-        } catch {
-            loadError = error
-        }
-        self.loadError = loadError
-        self.state = Locked(
-            StateMachine(
-                token: stored?.token, generation: stored?.generation ?? coordinator.currentGeneration(),
-                window: refreshWindow, canAcquire: acquire != nil))
+        self.state = Locked(StateMachine(token: nil, window: refreshWindow, canAcquire: acquire != nil))
     }
 
     deinit {
         // The token kept in memory goes with the session: the others may refresh again.
-        keptLease.withValue { $0 }?.release()
+        if let lease = keptLease.withValue({ $0 }) { Task { await lease.release() } }
         unstoredRetry?.cancel()
     }
 
@@ -211,15 +211,21 @@ public actor AuthSession {
     }
 
     /// The current token, if any (after reading a newer one that another session stored).
+    ///
+    /// When the store cannot be reached, the token the session has in memory.
     public var token: OAuthToken? {
-        syncWithStore()
-        return state.withValue { $0.token }
+        get async {
+            _ = await syncWithStore()
+            return state.withValue { $0.token }
+        }
     }
 
     /// Whether the refresh token was rejected and the app must sign in again.
     public var isSessionExpired: Bool {
-        syncWithStore()
-        return state.withValue { $0.expiry != nil }
+        get async {
+            _ = await syncWithStore()
+            return state.withValue { $0.expiry != nil }
+        }
     }
 
     /// Why the session ended, while it is over (``isSessionExpired``): the token request that
@@ -242,18 +248,28 @@ public actor AuthSession {
     /// if await session.needsSignIn { await showLoginScreen() }
     /// ```
     public var needsSignIn: Bool {
-        syncWithStore()
-        let canAcquire = self.canAcquire
-        return state.withValue { $0.expiry != nil || ($0.token == nil && !canAcquire) }
+        get async {
+            _ = await syncWithStore()
+            let canAcquire = self.canAcquire
+            return state.withValue { $0.expiry != nil || ($0.token == nil && !canAcquire) }
+        }
     }
 
-    /// What the store threw when the session loaded the token at creation — a corrupt or
-    /// unreadable file — or `nil` if it loaded (a token, or none stored).
+    /// What the store threw when the session first read it — a corrupt or unreadable file, a
+    /// database that could not be reached — or `nil` if it read (a token, or none stored).
     ///
     /// This is what ``AuthenticationError/storeUnavailable(_:)`` carries on requests made
     /// before the next ``signIn(_:)``, and it stays set afterwards: it describes the start-up.
     /// Use it to tell the user why they must sign in again.
-    public nonisolated var tokenLoadError: (any Error)? { loadError }
+    ///
+    /// The session reads the store when it is first used (a request, ``validToken(minimumValidity:)``,
+    /// ``token``, ``needsSignIn``, or this property), not when it is created.
+    public var tokenLoadError: (any Error)? {
+        get async {
+            if !isLoaded { await load() }
+            return loadError
+        }
+    }
 
     /// A token valid for at least `minimumValidity` seconds: the stored one, or a new one
     /// after a refresh (or acquire) that concurrent callers share.
@@ -265,8 +281,19 @@ public actor AuthSession {
     ///   ``AuthenticationError/missingCredential``, ``AuthenticationError/refreshFailed(_:)``,
     ///   ``AuthenticationError/excessiveRefresh``, or ``AuthenticationError/cancelled`` when
     ///   the calling task is cancelled.
+    ///
+    /// When the store cannot be reached (its coordinator's
+    /// ``TokenStoreCoordinator/currentGeneration()`` throws), a token still valid in memory is
+    /// returned: nothing newer can be had, and the server decides. Without one, this throws
+    /// ``AuthenticationError/storeUnavailable(_:)`` with the store's reason, and starts no
+    /// refresh.
     public func validToken(minimumValidity: TimeInterval = 0) async throws(AuthenticationError) -> OAuthToken {
-        syncWithStore()
+        if let unreachable = await syncWithStore() {
+            let now = now()
+            let answer = state.withValue { $0.answerWithoutRenewal(minimumValidity: minimumValidity, now: now) }
+            guard let answer else { throw .storeUnavailable(unreachable) }
+            return try mapped(answer).get()
+        }
         let id = waiters.makeID()
         let now = now()
         let action = state.withValue { $0.requestToken(waiter: id, minimumValidity: minimumValidity, now: now) }
@@ -285,7 +312,16 @@ public actor AuthSession {
     /// A token to replace the access token `stale` that a request carried (`nil` if it
     /// carried none): what ``RefreshableProvider`` knows of a rejected request.
     package func refresh(rejectingAccessToken stale: String?) async throws(AuthenticationError) -> OAuthToken {
-        syncWithStore()
+        if let unreachable = await syncWithStore() {
+            // Only a token other than the rejected one can answer without the store.
+            let answer = state.withValue { state -> Result<OAuthToken, StateMachine.Failure>? in
+                if state.expiry != nil { return .failure(.sessionExpired) }
+                guard !state.isBusy, let token = state.token, token.accessToken != stale else { return nil }
+                return .success(token)
+            }
+            guard let answer else { throw .storeUnavailable(unreachable) }
+            return try mapped(answer).get()
+        }
         let id = waiters.makeID()
         let now = now()
         let action = state.withValue { $0.requestRefresh(waiter: id, rejecting: stale, now: now) }
@@ -298,11 +334,14 @@ public actor AuthSession {
     ///
     /// - Throws: ``TokenValidationError`` for a token that cannot be sent (see
     ///   ``OAuthToken/validate()``), or the store's error; the session is then unchanged.
-    public func signIn(_ token: OAuthToken) throws {
+    public func signIn(_ token: OAuthToken) async throws {
         try token.validate()
-        let generation = try coordinator.write(token, change: .signedIn, ifGeneration: nil)
+        let generation = try await coordinator.write(token, change: .signedIn, ifGeneration: nil)
+        // Whatever the session was loading or adopting meanwhile is older than this.
+        isLoaded = true
+        epoch &+= 1
         perform(state.withValue { $0.signedIn(token, generation: generation) })
-        releaseKeptLeaseOnceStored()
+        await releaseKeptLeaseOnceStored()
     }
 
     /// Clears the token from memory and from the store. Waiting requests fail with
@@ -311,11 +350,15 @@ public actor AuthSession {
     /// finds no token (``needsSignIn``), and they emit ``AuthEvent/signedOut``.
     ///
     /// - Throws: the store's error (the token is cleared from memory all the same).
-    public func signOut() throws {
+    public func signOut() async throws {
+        isLoaded = true
+        epoch &+= 1
         perform(state.withValue { $0.signedOut() })
-        releaseKeptLeaseOnceStored()
-        let generation = try coordinator.write(nil, change: .signedOut, ifGeneration: nil)
-        state.withValue { $0.note(generation: generation) }
+        await releaseKeptLeaseOnceStored()
+        let generation = try await coordinator.write(nil, change: .signedOut, ifGeneration: nil)
+        let epoch = self.epoch
+        // Re-checked after the write: a sign-in meanwhile owns the generation now.
+        if epoch == self.epoch { state.withValue { $0.note(generation: generation) } }
     }
 
     // MARK: Waiting before a request is built
@@ -366,33 +409,69 @@ public actor AuthSession {
 
     // MARK: Other sessions
 
-    /// Reads the store again when another session wrote it since this one last did: a cheap
-    /// check (``TokenStoreCoordinator/currentGeneration()``) before every request. While an
-    /// operation is in flight it does nothing: the operation reads the store itself, under the
-    /// lease, and requests wait for it anyway.
-    private func syncWithStore() {
-        writeUnstoredToken()
-        guard let current = coordinator.currentGeneration() else { return }
+    /// Reads the store when the session is first used, and again when another session wrote
+    /// it since this one last did: a cheap check (``TokenStoreCoordinator/currentGeneration()``)
+    /// before every request. While an operation is in flight it does nothing more: the
+    /// operation reads the store itself, under the lease, and requests wait for it anyway.
+    ///
+    /// Returns why the store could not be reached, when the check threw and no operation is
+    /// in flight: the caller answers from memory if it can.
+    private func syncWithStore() async -> (any Error)? {
+        if !isLoaded { await load() }
+        await writeUnstoredToken()
+        let current: UInt64?
+        do {
+            current = try await coordinator.currentGeneration()
+        } catch {
+            return state.withValue { $0.isBusy } ? nil : error
+        }
+        guard let current else { return nil }
         let stale = state.withValue { !$0.isBusy && $0.generation != current }
-        guard stale else { return }
+        guard stale else { return nil }
+        let epoch = self.epoch
         let stored: StoredToken
         do {
-            stored = try coordinator.read()
+            stored = try await coordinator.read()
         } catch {
             // Unreadable now (a file half-replaced by hand, say): keep the token this session
             // has, and read again after the next write.
-            state.withValue { $0.note(generation: current) }
-            return
+            if epoch == self.epoch { state.withValue { $0.note(generation: current) } }
+            return nil
         }
+        // Re-checked after the read: a sign-in, a sign-out or another check that adopted a
+        // token meanwhile is newer than what this read found (the next check reads again).
+        guard epoch == self.epoch else { return nil }
+        self.epoch &+= 1
         let now = now()
         perform(state.withValue { $0.storeChanged(stored, now: now) })
-        releaseKeptLeaseOnceStored()
+        await releaseKeptLeaseOnceStored()
+        return nil
+    }
+
+    /// The first read of the store. Concurrent first uses may each read; the first to come
+    /// back is adopted, and so is nothing that a sign-in or sign-out replaced meanwhile.
+    private func load() async {
+        var stored: StoredToken?
+        var failure: (any Error)?
+        do {
+            stored = try await coordinator.read()
+        } catch {
+            failure = error
+        }
+        var generation = stored?.generation
+        if stored == nil { generation = try? await coordinator.currentGeneration() }
+        guard !isLoaded else { return }
+        isLoaded = true
+        epoch &+= 1
+        loadError = failure
+        let now = now()
+        perform(state.withValue { $0.loaded(stored, generation: generation, now: now) })
     }
 
     /// Writes the token that the store refused before, if any, unless another session wrote
     /// since (then the store is read again and what it holds is adopted). A store that still
     /// refuses it is tried again before the next request: no timer, one try per request.
-    private func writeUnstoredToken() {
+    private func writeUnstoredToken() async {
         guard
             let (token, unstored) = state.withValue({ state in
                 state.unstored.flatMap { unstored in
@@ -402,30 +481,38 @@ public actor AuthSession {
         else { return }
         let written: UInt64?
         do {
-            written = try coordinator.write(token, change: unstored.change, ifGeneration: unstored.over)
+            written = try await coordinator.write(token, change: unstored.change, ifGeneration: unstored.over)
         } catch {
             unstoredError.withValue { $0 = TokenNotStored(underlying: error) }
             return
         }
-        state.withValue { $0.unstoredWritten(generation: written) }
+        // Re-checked after the write (`unstoredWritten` does nothing once the token was
+        // replaced meanwhile): the write was fenced, so it never overwrote a newer token.
+        let wasUnstored = state.withValue { state -> Bool in
+            guard state.unstored == unstored, state.token == token else { return false }
+            state.unstoredWritten(generation: written)
+            return true
+        }
+        guard wasUnstored else { return }
         unstoredError.withValue { $0 = nil }
-        releaseKeptLeaseOnceStored()
+        await releaseKeptLeaseOnceStored()
         if written != nil { storageBroadcaster.emit(.written) }
     }
 
     /// Keeps the lease an operation held when the store refused the token it renewed (see
     /// ``keptLease``), and tries the write again from a task of the session's own until the
     /// store takes it.
-    private func keep(_ lease: (any TokenLease)?) {
+    private func keep(_ lease: (any TokenLease)?) async {
         guard let lease else { return }
         guard state.withValue({ $0.unstored != nil }) else {
-            lease.release()
+            await lease.release()
             return
         }
-        keptLease.withValue { kept in
+        let previous = keptLease.withValue { kept in
             defer { kept = lease }
             return kept
-        }?.release()
+        }
+        await previous?.release()
         guard unstoredRetry == nil else { return }
         unstoredRetry = Task.detached(priority: .utility) { [weak self] in
             var pause = 0.5
@@ -440,9 +527,9 @@ public actor AuthSession {
 
     /// One retry of the unstored token's write; keeps the lease from expiring meanwhile.
     /// Whether to try again: the token is still not stored.
-    private func retryUnstoredWrite() -> Bool {
-        writeUnstoredToken()
-        _ = keptLease.withValue { $0 }?.isHeld()
+    private func retryUnstoredWrite() async -> Bool {
+        await writeUnstoredToken()
+        _ = await keptLease.withValue { $0 }?.isHeld()
         let goOn = state.withValue { $0.unstored != nil }
         if !goOn { unstoredRetry = nil }
         return goOn
@@ -450,12 +537,13 @@ public actor AuthSession {
 
     /// Releases the kept lease once the session's token is no longer unstored: written, or
     /// replaced.
-    private func releaseKeptLeaseOnceStored() {
+    private func releaseKeptLeaseOnceStored() async {
         guard state.withValue({ $0.unstored == nil }) else { return }
-        keptLease.withValue { kept in
+        let kept = keptLease.withValue { kept in
             defer { kept = nil }
             return kept
-        }?.release()
+        }
+        await kept?.release()
     }
 
     // MARK: Waiting
@@ -614,7 +702,7 @@ public actor AuthSession {
             if let self {
                 await self.operationEnded(id, outcome, error: error, kept: kept)
             } else {
-                kept?.release()
+                await kept?.release()
             }
         }
         armTimeout(id)
@@ -644,7 +732,7 @@ public actor AuthSession {
     private func operationEnded(
         _ id: StateMachine.OperationID, _ outcome: StateMachine.Outcome, error: (any Error)?,
         kept: (any TokenLease)?
-    ) {
+    ) async {
         operations.removeValue(forKey: id)
         progress.removeValue(forKey: id)
         timeouts.removeValue(forKey: id)?.cancel()
@@ -657,8 +745,8 @@ public actor AuthSession {
             return (action, wasUnstored && state.unstored == nil && state.token != nil)
         }
         perform(action, error: error, source: source)
-        keep(kept)
-        releaseKeptLeaseOnceStored()
+        await keep(kept)
+        await releaseKeptLeaseOnceStored()
         // The operation stored a token over the one kept in memory (it wrote that one first,
         // or a newer one): the store holds the session's token again.
         if written { storageBroadcaster.emit(.written) }

@@ -261,7 +261,7 @@ extension Provider {
         do {
             // Inside a session's refresh closure: the last moment to find that the lease was
             // lost (this process was stopped past it), before a refresh token leaves.
-            try RefreshLeaseGuard.check()
+            try await RefreshLeaseGuard.check()
         } catch {
             return .failure(.underlying(error, nil))
         }

@@ -20,7 +20,7 @@ struct AuthSessionStartupTests {
         try Data("{\"access_token\": tru".utf8).write(to: file)
         let session = AuthSession(store: FileTokenStore(url: file), refresh: { $0 }, refreshTimeout: testRefreshTimeout)
 
-        #expect(session.tokenLoadError != nil)
+        #expect(await session.tokenLoadError != nil)
         #expect(await session.needsSignIn)
         #expect(await session.token == nil)
         #expect(await !session.isSessionExpired)
@@ -37,7 +37,7 @@ struct AuthSessionStartupTests {
         try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
         let session = AuthSession(store: FileTokenStore(url: file), refresh: { $0 }, refreshTimeout: testRefreshTimeout)
 
-        let error = try #require(session.tokenLoadError)
+        let error = try #require(await session.tokenLoadError)
         #expect(await session.needsSignIn)
         await #expect {
             try await session.validToken()
@@ -51,7 +51,7 @@ struct AuthSessionStartupTests {
     func firstLaunch() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let plain = AuthSession(store: FileTokenStore(url: file), refresh: { $0 }, refreshTimeout: testRefreshTimeout)
-        #expect(plain.tokenLoadError == nil)
+        #expect(await plain.tokenLoadError == nil)
         #expect(await plain.needsSignIn)
 
         let anonymous = AuthSession(
@@ -72,7 +72,7 @@ struct AuthSessionStartupTests {
             }, refreshTimeout: testRefreshTimeout
         )
 
-        #expect(session.tokenLoadError == nil)
+        #expect(await session.tokenLoadError == nil)
         #expect(await !session.needsSignIn)
         #expect(try await session.validToken().accessToken == "fresh")
     }

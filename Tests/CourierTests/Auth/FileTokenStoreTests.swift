@@ -145,64 +145,64 @@ struct TokenStoreTests {
     }
 
     @Test("every save moves the generation that other instances of the file read before each request")
-    func generationMoves() throws {
+    func generationMoves() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let writer = FileTokenStore(url: file)
         let reader = try #require(FileTokenStore(url: file).coordinator)
-        let before = reader.currentGeneration()
+        let before = try await reader.currentGeneration()
         try writer.save(token)
-        let afterSave = try #require(reader.currentGeneration())
+        let afterSave = try #require(try await reader.currentGeneration())
         #expect(afterSave != before)
-        #expect(try reader.read() == StoredToken(token: token, generation: afterSave, change: .signedIn))
+        #expect(try await reader.read() == StoredToken(token: token, generation: afterSave, change: .signedIn))
         try writer.save(nil)
-        let afterDelete = try #require(reader.currentGeneration())
+        let afterDelete = try #require(try await reader.currentGeneration())
         #expect(afterDelete > afterSave)
-        #expect(try reader.read() == StoredToken(token: nil, generation: afterDelete, change: .signedOut))
+        #expect(try await reader.read() == StoredToken(token: nil, generation: afterDelete, change: .signedOut))
     }
 
     @Test("a fenced write at a generation that moved on writes nothing")
-    func fencedWrite() throws {
+    func fencedWrite() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let first = try #require(FileTokenStore(url: file).coordinator)
         let second = try #require(FileTokenStore(url: file).coordinator)
-        let seen = try #require(try first.write(token, change: .signedIn, ifGeneration: nil))
+        let seen = try #require(try await first.write(token, change: .signedIn, ifGeneration: nil))
         var newer = token
         newer.accessToken = "at-newer"
-        #expect(try second.write(newer, change: .refreshed, ifGeneration: seen) != nil)
+        #expect(try await second.write(newer, change: .refreshed, ifGeneration: seen) != nil)
         var late = token
         late.accessToken = "at-late"
-        #expect(try first.write(late, change: .refreshed, ifGeneration: seen) == nil)
-        #expect(try first.write(nil, change: .sessionExpired, ifGeneration: seen) == nil)
+        #expect(try await first.write(late, change: .refreshed, ifGeneration: seen) == nil)
+        #expect(try await first.write(nil, change: .sessionExpired, ifGeneration: seen) == nil)
         #expect(try FileTokenStore(url: file).load()?.accessToken == "at-newer")
     }
 
     @Test("the generation survives a deleted lock file: the next write is still newer than the token's")
-    func deletedLockFile() throws {
+    func deletedLockFile() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = FileTokenStore(url: file)
         for _ in 0..<3 { try store.save(token) }
         let coordinator = try #require(store.coordinator)
-        let before = try #require(coordinator.currentGeneration())
+        let before = try #require(try await coordinator.currentGeneration())
         try FileManager.default.removeItem(at: file.appendingPathExtension("lock"))
         let fresh = try #require(FileTokenStore(url: file).coordinator)
         // The token file's own generation is read, and the new lock file brought up to it.
-        #expect(try fresh.read().generation == before)
-        #expect(fresh.currentGeneration() == before)
-        #expect(try #require(try fresh.write(token, change: .refreshed, ifGeneration: nil)) > before)
+        #expect(try await fresh.read().generation == before)
+        #expect(try await fresh.currentGeneration() == before)
+        #expect(try #require(try await fresh.write(token, change: .refreshed, ifGeneration: nil)) > before)
     }
 
     @Test("InMemoryTokenStore keeps what it is given, and its generation moves with every save")
-    func inMemory() throws {
+    func inMemory() async throws {
         let store = InMemoryTokenStore()
         let coordinator = try #require(store.coordinator)
         #expect(store.load() == nil)
-        let before = coordinator.currentGeneration()
+        let before = try await coordinator.currentGeneration()
         store.save(token)
         #expect(store.load() == token)
-        #expect(coordinator.currentGeneration() != before)
+        #expect(try await coordinator.currentGeneration() != before)
         store.save(nil)
         #expect(store.load() == nil)
-        #expect(try coordinator.read().change == .signedOut)
+        #expect(try await coordinator.read().change == .signedOut)
     }
 
     @Test("a store written before coordination existed still compiles and is its session's alone")

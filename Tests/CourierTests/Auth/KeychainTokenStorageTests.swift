@@ -102,21 +102,21 @@ struct KeychainTokenStorageTests {
         await #expect(throws: TokenLeaseTimeout.self) {
             _ = try await widget.acquireLease(expiringAfter: 600, waitingAtMost: 0.05)
         }
-        let generation = try #require(try app.write(token, change: .refreshed, ifGeneration: nil))
-        lease.release()
-        #expect(widget.currentGeneration() == generation)
-        #expect(try widget.read() == StoredToken(token: token, generation: generation, change: .refreshed))
+        let generation = try #require(try await app.write(token, change: .refreshed, ifGeneration: nil))
+        await lease.release()
+        #expect(try await widget.currentGeneration() == generation)
+        #expect(try await widget.read() == StoredToken(token: token, generation: generation, change: .refreshed))
         #expect(FileManager.default.fileExists(atPath: lockFile.path))
     }
 
     @Test("without a lock directory, every store of one item in the process shares one coordinator")
-    func inProcess() throws {
+    func inProcess() async throws {
         let keychain = KeychainDouble()
         let first = KeychainTokenStorage.coordinator(for: item, client: keychain, lockDirectory: nil)
         let second = KeychainTokenStorage.coordinator(for: item, client: keychain, lockDirectory: nil)
-        let before = second.currentGeneration()
-        _ = try first.write(token, change: .signedIn, ifGeneration: nil)
-        #expect(second.currentGeneration() != before)
+        let before = try await second.currentGeneration()
+        _ = try await first.write(token, change: .signedIn, ifGeneration: nil)
+        #expect(try await second.currentGeneration() != before)
     }
 }
 

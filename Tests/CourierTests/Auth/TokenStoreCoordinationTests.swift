@@ -30,11 +30,11 @@ struct TokenStoreCoordinationTests {
         await #expect(throws: TokenLeaseTimeout.self) {
             _ = try await second.acquireLease(expiringAfter: 60, waitingAtMost: 0.05)
         }
-        lease.release()
+        await lease.release()
         let next = try await second.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
-        next.release()
+        await next.release()
         // Released twice: nothing happens, and the lease is free.
-        lease.release()
+        await lease.release()
         try await first.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience).release()
     }
 
@@ -45,7 +45,7 @@ struct TokenStoreCoordinationTests {
         let second = try coordinator()
         let lease = try await first.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
         let waiting = Task { try await second.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience) }
-        lease.release()
+        await lease.release()
         try await waiting.value.release()
     }
 
@@ -66,20 +66,20 @@ struct TokenStoreCoordinationTests {
         let hung = try coordinator()
         let other = try coordinator()
         let token = OAuthToken(accessToken: "A", refreshToken: "R0")
-        let start = try #require(try hung.write(token, change: .signedIn, ifGeneration: nil))
+        let start = try #require(try await hung.write(token, change: .signedIn, ifGeneration: nil))
         // The hung holder took the lease for 0.2 s and read generation `start`; then nothing.
         let stuck = try await hung.acquireLease(expiringAfter: 0.2, waitingAtMost: Self.patience)
         let taken = try await other.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
-        let seen = try other.read()
+        let seen = try await other.read()
         #expect(seen.generation == start)
         let renewed = OAuthToken(accessToken: "B", refreshToken: "R1")
-        #expect(try other.write(renewed, change: .refreshed, ifGeneration: seen.generation) != nil)
-        taken.release()
+        #expect(try await other.write(renewed, change: .refreshed, ifGeneration: seen.generation) != nil)
+        await taken.release()
         // The hung holder wakes up with its answer: the generation it read is gone.
         let late = OAuthToken(accessToken: "LATE", refreshToken: "R-late")
-        #expect(try hung.write(late, change: .refreshed, ifGeneration: start) == nil)
-        #expect(try other.read().token == renewed)
-        stuck.release()
+        #expect(try await hung.write(late, change: .refreshed, ifGeneration: start) == nil)
+        #expect(try await other.read().token == renewed)
+        await stuck.release()
         try await other.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience).release()
     }
 
@@ -104,7 +104,7 @@ struct TokenStoreCoordinationTests {
                             most.withValue { $0 = max($0, now) }
                             await Task.yield()
                             holders.withValue { $0 -= 1 }
-                            lease.release()
+                            await lease.release()
                         }
                     }
                     try await group.waitForAll()
@@ -122,7 +122,7 @@ struct TokenStoreCoordinationTests {
             let waiter = Task { try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: 600) }
             waiter.cancel()
             await #expect(throws: CancellationError.self) { _ = try await waiter.value }
-            lease.release()
+            await lease.release()
             try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience).release()
         }
     }
@@ -144,10 +144,10 @@ struct TokenStoreCoordinationTests {
         ]
         for store in stores {
             let coordinator = try #require(store.coordinator)
-            let before = coordinator.currentGeneration()
+            let before = try await coordinator.currentGeneration()
             try store.save(OAuthToken(accessToken: "A"))
             #expect(base.box.value?.accessToken == "A")
-            #expect(coordinator.currentGeneration() != before)
+            #expect(try await coordinator.currentGeneration() != before)
             #expect(try store.load()?.accessToken == "A")
             try store.save(nil)
         }

@@ -54,14 +54,16 @@ enum SharingSessions {  // sample scaffold
         func setIfAbsent(_ key: String, _ value: String, milliseconds: Int) async throws -> Bool
         /// Deletes `key` if it still holds `value` (a Lua script run with `EVAL`).
         func deleteIfEqual(_ key: String, _ value: String) async throws
+        /// `GET key`.
+        func value(of key: String) async throws -> String?
     }
 
     /// The shared table that holds the token and the generation of its last write.
     protocol TokenTable: Sendable {
-        func select() throws -> (token: OAuthToken?, generation: UInt64)
+        func select() async throws -> (token: OAuthToken?, generation: UInt64)
         /// `UPDATE … SET token = ?, generation = generation + 1 WHERE generation = expected`:
         /// the new generation, or `nil` when another server wrote first.
-        func update(_ token: OAuthToken?, ifGeneration expected: UInt64?) throws -> UInt64?
+        func update(_ token: OAuthToken?, ifGeneration expected: UInt64?) async throws -> UInt64?
     }
 
     final class FleetTokenCoordinator: TokenStoreCoordinator {
@@ -77,15 +79,17 @@ enum SharingSessions {  // sample scaffold
 
         // No cheap check across servers: a server hears about a new token when its own is due
         // or rejected, and reads the table under the lease.
-        func currentGeneration() -> UInt64? { nil }
+        nonisolated(nonsending) func currentGeneration() async throws -> UInt64? { nil }
 
-        func read() throws -> StoredToken {
-            let row = try table.select()
+        nonisolated(nonsending) func read() async throws -> StoredToken {
+            let row = try await table.select()
             return StoredToken(token: row.token, generation: row.generation)
         }
 
-        func write(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?) throws -> UInt64? {
-            try table.update(token, ifGeneration: expected)
+        nonisolated(nonsending) func write(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?)
+            async throws -> UInt64?
+        {
+            try await table.update(token, ifGeneration: expected)
         }
 
         func acquireLease(expiringAfter duration: TimeInterval, waitingAtMost timeout: TimeInterval) async throws
@@ -106,17 +110,24 @@ enum SharingSessions {  // sample scaffold
         let key: String
         let owner: String
 
-        func release() {
+        nonisolated(nonsending) func release() async {
             // Only its owner deletes it: a lease that expired and was taken by another server stays.
-            Task { [redis, key, owner] in try? await redis.deleteIfEqual(key, owner) }
+            try? await redis.deleteIfEqual(key, owner)
+        }
+
+        nonisolated(nonsending) func isHeld() async -> Bool {
+            // Redis unreachable: not known to be held, so the refresh token stays home.
+            (try? await redis.value(of: key)) == owner
         }
     }
 
     struct FleetTokenStore: TokenStore {
         let shared: FleetTokenCoordinator
 
-        func load() throws -> OAuthToken? { try shared.read().token }
-        func save(_ token: OAuthToken?) throws { _ = try shared.write(token, change: .signedIn, ifGeneration: nil) }
+        // Sessions read and write only through the coordinator; a direct load or save
+        // would wait on the database, which a synchronous call must not do.
+        func load() throws -> OAuthToken? { throw CocoaError(.featureUnsupported) }
+        func save(_ token: OAuthToken?) throws { throw CocoaError(.featureUnsupported) }
         var coordinator: (any TokenStoreCoordinator)? { shared }
     }
 }  // sample scaffold
@@ -136,6 +147,8 @@ extension SharingSessions {
             if values[key]?.value == value { values[key] = nil }
         }
 
+        func value(of key: String) -> String? { holder(of: key) }
+
         func holder(of key: String) -> String? {
             guard let current = values[key], current.expiresAt > Date() else { return nil }
             return current.value
@@ -146,9 +159,9 @@ extension SharingSessions {
     final class InMemoryTokenTable: TokenTable {
         private let row = LockIsolated<(token: OAuthToken?, generation: UInt64)>((nil, 0))
 
-        func select() throws -> (token: OAuthToken?, generation: UInt64) { row.value }
+        func select() async throws -> (token: OAuthToken?, generation: UInt64) { row.value }
 
-        func update(_ token: OAuthToken?, ifGeneration expected: UInt64?) throws -> UInt64? {
+        func update(_ token: OAuthToken?, ifGeneration expected: UInt64?) async throws -> UInt64? {
             row.withValue { row in
                 if let expected, expected != row.generation { return nil }
                 row = (token, row.generation + 1)
@@ -166,7 +179,7 @@ extension SharingSessions {
                 let table = InMemoryTokenTable()
                 let expired = OAuthToken(
                     accessToken: "at-\(round)", refreshToken: "rt-\(round)", expiresAt: Date() - 1, issuedAt: Date() - 61)
-                _ = try table.update(expired, ifGeneration: nil)
+                _ = try await table.update(expired, ifGeneration: nil)
                 let calls = CallCounter()
                 func server() -> AuthSession {
                     AuthSession(
@@ -187,7 +200,7 @@ extension SharingSessions {
                 }
                 #expect(calls.value == 1, "round \(round)")
                 #expect(tokens == ["new-\(round)"])
-                #expect(try table.select().token?.accessToken == "new-\(round)")
+                #expect(try await table.select().token?.accessToken == "new-\(round)")
             }
         }
 
@@ -204,9 +217,9 @@ extension SharingSessions {
             // Another server's stale release does nothing.
             await redis.deleteIfEqual(coordinator.leaseKey, "someone-else")
             #expect(await redis.holder(of: coordinator.leaseKey) == owner)
-            lease.release()
+            await lease.release()
             let next = try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: 600)
-            next.release()
+            await next.release()
         }
 
         @Test("a store of your own, through CoordinatedTokenStore: sessions on two instances refresh once")

@@ -126,7 +126,7 @@ enum TokenRefresh {  // sample scaffold
     }
 
     static func start(session: AuthSession, showLogin: @escaping @Sendable () async -> Void) async -> Task<Void, Never> {
-        if let error = session.tokenLoadError {
+        if let error = await session.tokenLoadError {
             print("The saved sign-in could not be read, please sign in again: \(error)")
         }
         if await session.needsSignIn {
@@ -256,7 +256,7 @@ extension TokenRefresh {
             let watcher = await start(session: corrupt) { shown.append("login") }
             watcher.cancel()
             #expect(shown.all == ["login"])
-            #expect(corrupt.tokenLoadError != nil)
+            #expect(await corrupt.tokenLoadError != nil)
 
             try FileTokenStore(url: file).save(OAuthToken(accessToken: "stored", refreshToken: "r"))
             let stored = makeSession(tokenFile: file)

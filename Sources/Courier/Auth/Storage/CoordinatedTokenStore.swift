@@ -35,14 +35,24 @@ public struct CoordinatedTokenStore: TokenStore {
         self.init(base, coordinator: LockFileTokenCoordinator(lockFile: lockFile, store: base))
     }
 
-    /// The stored token, read through the coordinator.
+    /// The stored token, read through the coordinator when it answers at once (the ones
+    /// Courier ships), or from ``base`` (a coordinator of yours, which may have to wait).
     public func load() throws -> OAuthToken? {
-        try shared.read().token
+        if let immediate = shared as? any ImmediateTokenCoordinator { return try immediate.readNow().token }
+        return try base.load()
     }
 
-    /// Stores `token` through the coordinator, so the sessions sharing the store hear of it.
+    /// Stores `token` through the coordinator when it answers at once (the ones Courier
+    /// ships), so the sessions sharing the store hear of it before their next request.
+    /// With a coordinator of yours, which may have to wait, it is saved to ``base`` directly:
+    /// use ``AuthSession/signIn(_:)`` and ``AuthSession/signOut()`` to change the token that
+    /// sessions share, or write it through your coordinator.
     public func save(_ token: OAuthToken?) throws {
-        _ = try shared.write(token, change: .saving(token), ifGeneration: nil)
+        if let immediate = shared as? any ImmediateTokenCoordinator {
+            _ = try immediate.writeNow(token, change: .saving(token), ifGeneration: nil)
+        } else {
+            try base.save(token)
+        }
     }
 
     /// The coordinator.

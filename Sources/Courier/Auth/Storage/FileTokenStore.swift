@@ -35,7 +35,7 @@ public struct FileTokenStore: TokenStore {
     ///   ``TokenStoreError/readFailed(_:)`` with the system's reason (a directory in its
     ///   place, no permission).
     public func load() throws -> OAuthToken? {
-        try shared.read().token
+        try shared.readNow().token
     }
 
     /// Writes `token` atomically with mode 0600, or deletes the file for `nil`. Sessions on
@@ -43,7 +43,7 @@ public struct FileTokenStore: TokenStore {
     ///
     /// - Throws: ``TokenStoreError/writeFailed(_:)`` with the system's reason.
     public func save(_ token: OAuthToken?) throws {
-        _ = try shared.write(token, change: .saving(token), ifGeneration: nil)
+        _ = try shared.writeNow(token, change: .saving(token), ifGeneration: nil)
     }
 
     /// The coordinator, through the lock file beside the token file.

@@ -12,7 +12,7 @@ import Foundation
 /// ```
 ///
 /// Other processes never hear of it: across processes, use ``LockFileTokenCoordinator``.
-public final class InProcessTokenCoordinator: TokenStoreCoordinator {
+public final class InProcessTokenCoordinator: ImmediateTokenCoordinator {
     private struct State {
         var generation: UInt64 = 0
         var change: TokenChange?
@@ -28,22 +28,36 @@ public final class InProcessTokenCoordinator: TokenStoreCoordinator {
         self.store = store
     }
 
-    /// The generation in memory: a lock, no I/O.
-    public func currentGeneration() -> UInt64? {
-        state.withValue { $0.generation }
+    /// The generation in memory: a lock, no I/O, no suspension.
+    public nonisolated(nonsending) func currentGeneration() async throws -> UInt64? {
+        generationNow()
     }
 
     /// The store's token and the current generation, read under the lock that every write
     /// takes: the store is called one call at a time, as a store of one session always was.
-    public func read() throws -> StoredToken {
+    public nonisolated(nonsending) func read() async throws -> StoredToken {
+        try readNow()
+    }
+
+    /// Saves `token` to the store if the generation is still `expected`, under the lock that
+    /// every write takes.
+    public nonisolated(nonsending) func write(
+        _ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?
+    ) async throws -> UInt64? {
+        try writeNow(token, change: change, ifGeneration: expected)
+    }
+
+    func generationNow() -> UInt64? {
+        state.withValue { $0.generation }
+    }
+
+    func readNow() throws -> StoredToken {
         try state.withValue { state in
             StoredToken(token: try store.load(), generation: state.generation, change: state.change)
         }
     }
 
-    /// Saves `token` to the store if the generation is still `expected`, under the lock that
-    /// every write takes.
-    public func write(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?) throws -> UInt64? {
+    func writeNow(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?) throws -> UInt64? {
         try state.withValue { state in
             if let expected, expected != state.generation { return nil }
             try store.save(token)
@@ -69,7 +83,7 @@ public final class InProcessTokenCoordinator: TokenStoreCoordinator {
 
     /// Saves `token` whatever the generation (a plain ``TokenStore/save(_:)``).
     func replace(with token: OAuthToken?) {
-        _ = try? write(token, change: .saving(token), ifGeneration: nil)
+        _ = try? writeNow(token, change: .saving(token), ifGeneration: nil)
     }
 }
 

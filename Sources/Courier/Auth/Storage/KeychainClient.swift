@@ -101,7 +101,7 @@ struct KeychainTokenStorage: GenerationalStorage {
     /// container, so the app and its extensions share it), else one per item for the whole
     /// process.
     static func coordinator(for item: KeychainItem, client: any KeychainClient, lockDirectory: URL?)
-        -> any TokenStoreCoordinator
+        -> any ImmediateTokenCoordinator
     {
         let storage = KeychainTokenStorage(item: item, client: client)
         guard let lockDirectory else {

@@ -32,7 +32,7 @@
         /// Where the lock file that processes take turns through lives (an app group's
         /// container), if the item is shared by several processes.
         public let lockDirectory: URL?
-        private let shared: any TokenStoreCoordinator
+        private let shared: any ImmediateTokenCoordinator
 
         /// A store for the item identified by `service` and `account`.
         ///
@@ -57,14 +57,14 @@
         /// - Throws: ``TokenStoreError/readFailed(_:)`` naming the Keychain status (such as
         ///   `errSecInteractionNotAllowed` before the first unlock).
         public func load() throws -> OAuthToken? {
-            try shared.read().token
+            try shared.readNow().token
         }
 
         /// Stores `token` (adding or updating the item), or deletes the item for `nil`.
         ///
         /// - Throws: ``TokenStoreError/writeFailed(_:)`` naming the Keychain status.
         public func save(_ token: OAuthToken?) throws {
-            _ = try shared.write(token, change: .saving(token), ifGeneration: nil)
+            _ = try shared.writeNow(token, change: .saving(token), ifGeneration: nil)
         }
 
         /// The coordinator: through the lock file in ``lockDirectory``, or within the process.

@@ -31,11 +31,16 @@ import Foundation
 ///
 /// Put the lock file on a local file system that supports `flock` (not a network share), and
 /// do not delete it while sessions run: Courier never does.
-public final class LockFileTokenCoordinator: TokenStoreCoordinator {
+public final class LockFileTokenCoordinator: ImmediateTokenCoordinator {
     private let lockFile: LockFile
     private let storage: any GenerationalStorage
     private let queue = LeaseQueue()
     private let wallClock: @Sendable () -> Date
+    /// The generation stored with the token (`storedGeneration`) when the lock file was last
+    /// seen at `recordGeneration`, by a read or a write of this coordinator: a fenced write
+    /// that finds the lock file still at that generation knows what the token carries without
+    /// reading (and decoding) it again. A refresh reads the token once.
+    private let lastSeen = Locked<(recordGeneration: UInt64, storedGeneration: UInt64)?>(nil)
 
     /// A coordinator for `store` through the lock file at `lockFile` (created when first
     /// needed, mode 0600, with `<lockFile>.lease` beside it). Sessions read and write `store`
@@ -55,17 +60,34 @@ public final class LockFileTokenCoordinator: TokenStoreCoordinator {
     /// The lock file that holds the generation and the lease.
     public var lockFileURL: URL { lockFile.url }
 
-    /// The generation in the lock file, read without locking.
-    public func currentGeneration() -> UInt64? {
-        lockFile.generation().generation
+    /// The generation in the lock file, read without locking: one 24-byte `pread`, no
+    /// suspension.
+    public nonisolated(nonsending) func currentGeneration() async throws -> UInt64? {
+        generationNow()
     }
 
     /// The stored token, with the generation read before it (so a write that lands in
     /// between makes the next check read again).
-    public func read() throws -> StoredToken {
+    public nonisolated(nonsending) func read() async throws -> StoredToken {
+        try readNow()
+    }
+
+    /// Writes `token` holding the lock file's guard, if the generation is still `expected`.
+    public nonisolated(nonsending) func write(
+        _ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?
+    ) async throws -> UInt64? {
+        try writeNow(token, change: change, ifGeneration: expected)
+    }
+
+    func generationNow() -> UInt64? {
+        lockFile.generation().generation
+    }
+
+    func readNow() throws -> StoredToken {
         let (generation, change) = lockFile.generation()
         let (token, storedGeneration) = try storage.readToken()
         guard let storedGeneration, storedGeneration > generation else {
+            remember(record: generation, stored: storedGeneration ?? 0)
             return StoredToken(token: token, generation: generation, change: change)
         }
         // The token is newer than the lock file says: its writer died between the two writes,
@@ -76,12 +98,12 @@ public final class LockFileTokenCoordinator: TokenStoreCoordinator {
                 record.generation = storedGeneration
                 record.change = token == nil ? .signedOut : .refreshed
             }
+            remember(record: record.generation, stored: storedGeneration ?? 0)
             return StoredToken(token: token, generation: record.generation, change: record.change)
         }
     }
 
-    /// Writes `token` holding the lock file's guard, if the generation is still `expected`.
-    public func write(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?) throws -> UInt64? {
+    func writeNow(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?) throws -> UInt64? {
         if token == nil, expected == nil, !lockFile.directoryExists {
             // Nothing was ever stored here (nor could a session have read it): deleting it
             // creates nothing on disk.
@@ -90,14 +112,28 @@ public final class LockFileTokenCoordinator: TokenStoreCoordinator {
         }
         return try lockFile.withGuard { record, _ in
             if let expected, record.generation != expected { return nil }
-            // Never below the token's own generation, in case the lock file was replaced.
-            let stored = (try? storage.readToken())?.generation ?? 0
+            // Never below the token's own generation, in case the lock file was replaced. A
+            // fenced write after a read at this very generation (a refresh: read under the
+            // lease, then write) knows it from that read; a sign-in or sign-out reads it.
+            let known =
+                expected == nil
+                ? nil
+                : lastSeen.withValue { seen in
+                    seen.flatMap { $0.recordGeneration == record.generation ? $0.storedGeneration : nil }
+                }
+            let stored = known ?? (try? storage.readToken())?.generation ?? 0
             let generation = max(record.generation, stored) &+ 1
             try storage.writeToken(token, generation: generation)
             record.generation = generation
             record.change = change
+            remember(record: generation, stored: generation)
             return generation
         }
+    }
+
+    /// Notes what the token carried when the lock file was at `record`.
+    private func remember(record: UInt64, stored: UInt64) {
+        lastSeen.withValue { $0 = (record, stored) }
     }
 
     /// Takes the lease: first among this process's sessions that share this coordinator, then

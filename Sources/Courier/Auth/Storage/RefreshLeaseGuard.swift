@@ -9,9 +9,9 @@ enum RefreshLeaseGuard {
     @TaskLocal static var lease: (any TokenLease)?
 
     /// Throws ``TokenLeaseLost`` when this task runs a refresh whose lease another session
-    /// has taken over.
-    static func check() throws(TokenLeaseLost) {
-        if let lease, !lease.isHeld() { throw TokenLeaseLost() }
+    /// has taken over (or whose store cannot be reached to say).
+    nonisolated(nonsending) static func check() async throws(TokenLeaseLost) {
+        if let lease, await !lease.isHeld() { throw TokenLeaseLost() }
     }
 }
 

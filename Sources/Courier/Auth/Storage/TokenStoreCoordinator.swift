@@ -26,16 +26,23 @@ public protocol TokenStoreCoordinator: Sendable {
     /// The generation of the stored token: a number that changes with every write by any
     /// session, or `nil` when no cheap answer exists.
     ///
-    /// Called before every signed request, so it must cost no more than a tiny read (the
-    /// file-based coordinators read 24 bytes of the lock file). A coordinator without a cheap
-    /// answer returns `nil`; its sessions then hear about other sessions' tokens only when
-    /// they take the lease (on a rejected or expiring token).
-    func currentGeneration() -> UInt64?
+    /// Called before every signed request, so it must cost little (the file-based
+    /// coordinators read 24 bytes of the lock file; a database coordinator may cache the
+    /// answer for a moment, or ask its server). It runs on the session's executor
+    /// (`nonisolated(nonsending)`): an answer that needs no waiting costs no hop. A
+    /// coordinator without a cheap answer returns `nil`; its sessions then hear about other
+    /// sessions' tokens only when they take the lease (on a rejected or expiring token).
+    ///
+    /// - Throws: when the store cannot be reached (a database that is down). A session that
+    ///   still has a valid token keeps using it and asks again before the next request; one
+    ///   that has none fails the request with ``AuthenticationError/storeUnavailable(_:)``.
+    nonisolated(nonsending) func currentGeneration() async throws -> UInt64?
 
     /// The stored token and the generation of the write that stored it.
     ///
-    /// - Throws: when the storage cannot be read or holds something that is not a token.
-    func read() throws -> StoredToken
+    /// - Throws: when the storage cannot be reached or read, or holds something that is not
+    ///   a token.
+    nonisolated(nonsending) func read() async throws -> StoredToken
 
     /// Stores `token` (`nil` deletes it) if the store is still at generation `expected`
     /// (`nil`: whatever it is at), as one atomic step with respect to every other write.
@@ -47,8 +54,10 @@ public protocol TokenStoreCoordinator: Sendable {
     ///     whatever is stored (a sign-in or sign-out).
     /// - Returns: the new generation, or `nil` when the store was not at `expected`: another
     ///   session wrote first, and nothing was written.
-    /// - Throws: when the token could not be written; nothing was written then either.
-    func write(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?) throws -> UInt64?
+    /// - Throws: when the token could not be written (or the store could not be reached);
+    ///   nothing was written then either.
+    nonisolated(nonsending) func write(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?)
+        async throws -> UInt64?
 
     /// Takes the lease that a session holds while it renews the token.
     ///
@@ -68,7 +77,8 @@ public protocol TokenStoreCoordinator: Sendable {
 /// A lease taken with ``TokenStoreCoordinator/acquireLease(expiringAfter:waitingAtMost:)``.
 public protocol TokenLease: Sendable {
     /// Gives the lease up, so the next session may take it. Releasing twice does nothing.
-    func release()
+    /// A lease whose store cannot be reached is given up all the same: it expires.
+    nonisolated(nonsending) func release() async
 
     /// Whether the lease is still this holder's: not released, and not taken over by another
     /// session after it expired. The session asks immediately before its refresh request
@@ -76,13 +86,27 @@ public protocol TokenLease: Sendable {
     /// another session may have rotated since. A holder whose lease is still its own (even
     /// one expired that was not taken over) extends it here by its duration: a session whose
     /// renewed token the store refused keeps its lease, alive this way, until the token is
-    /// written. The default answers `true` (a lease that cannot be lost).
-    func isHeld() -> Bool
+    /// written. A lease whose store cannot be reached answers `false`: the refresh token
+    /// stays home. The default answers `true` (a lease that cannot be lost).
+    nonisolated(nonsending) func isHeld() async -> Bool
 }
 
 extension TokenLease {
     /// `true`: a lease that cannot be lost.
     public func isHeld() -> Bool { true }
+}
+
+/// A coordinator that answers at once, with no waiting (the ones Courier ships: a lock, a
+/// `pread`, a small file): the stores built on one keep their synchronous
+/// ``TokenStore/load()`` and ``TokenStore/save(_:)``, and the session's freshness check costs
+/// no suspension. The protocol's asynchronous requirements call these.
+protocol ImmediateTokenCoordinator: TokenStoreCoordinator {
+    /// ``TokenStoreCoordinator/currentGeneration()``, at once.
+    func generationNow() -> UInt64?
+    /// ``TokenStoreCoordinator/read()``, at once.
+    func readNow() throws -> StoredToken
+    /// ``TokenStoreCoordinator/write(_:change:ifGeneration:)``, at once.
+    func writeNow(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?) throws -> UInt64?
 }
 
 /// The token a shared store holds, and the generation of the write that stored it.

@@ -25,10 +25,14 @@ struct LostLeaseTests {
             base = InProcessTokenCoordinator(store: store)
         }
 
-        func currentGeneration() -> UInt64? { base.currentGeneration() }
-        func read() throws -> StoredToken { try base.read() }
-        func write(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?) throws -> UInt64? {
-            try base.write(token, change: change, ifGeneration: expected)
+        nonisolated(nonsending) func currentGeneration() async throws -> UInt64? {
+            try await base.currentGeneration()
+        }
+        nonisolated(nonsending) func read() async throws -> StoredToken { try await base.read() }
+        nonisolated(nonsending) func write(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?)
+            async throws -> UInt64?
+        {
+            try await base.write(token, change: change, ifGeneration: expected)
         }
 
         func acquireLease(expiringAfter duration: TimeInterval, waitingAtMost timeout: TimeInterval) async throws
@@ -42,8 +46,11 @@ struct LostLeaseTests {
             let base: any TokenLease
             let takeovers: LockIsolated<Int>
             let taken: Int
-            func release() { base.release() }
-            func isHeld() -> Bool { takeovers.value == taken && base.isHeld() }
+            nonisolated(nonsending) func release() async { await base.release() }
+            nonisolated(nonsending) func isHeld() async -> Bool {
+                guard takeovers.value == taken else { return false }
+                return await base.isHeld()
+            }
         }
     }
 
@@ -88,7 +95,7 @@ struct LostLeaseTests {
             coordinator.takeovers.withValue { $0 += 1 }
             let newer = OAuthToken(
                 accessToken: "A9", refreshToken: "R9", expiresAt: Date().addingTimeInterval(3600), issuedAt: Date())
-            _ = try coordinator.write(newer, change: .refreshed, ifGeneration: nil)
+            _ = try await coordinator.write(newer, change: .refreshed, ifGeneration: nil)
             frozen.open()
             #expect(try await request.value.accessToken == "A9", "round \(round)")
             #expect(sent.value.isEmpty, "round \(round): \(sent.value)")

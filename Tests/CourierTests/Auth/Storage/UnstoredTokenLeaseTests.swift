@@ -155,12 +155,16 @@ final class WatchedCoordinator: TokenStoreCoordinator {
         self.log = log
     }
 
-    func currentGeneration() -> UInt64? { inner.currentGeneration() }
+    nonisolated(nonsending) func currentGeneration() async throws -> UInt64? {
+        try await inner.currentGeneration()
+    }
 
-    func read() throws -> StoredToken { try inner.read() }
+    nonisolated(nonsending) func read() async throws -> StoredToken { try await inner.read() }
 
-    func write(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?) throws -> UInt64? {
-        try inner.write(token, change: change, ifGeneration: expected)
+    nonisolated(nonsending) func write(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?)
+        async throws -> UInt64?
+    {
+        try await inner.write(token, change: change, ifGeneration: expected)
     }
 
     func acquireLease(expiringAfter duration: TimeInterval, waitingAtMost timeout: TimeInterval) async throws
