@@ -199,3 +199,45 @@ for target in openSSLTargets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
 }
 package.targets += openSSLTargets
+
+// MARK: - PostgresTokenStore, behind the `PostgreSQLStore` trait (off by default)
+//
+// A token store that a fleet of processes on many machines shares through PostgreSQL, on
+// libpq (the PostgreSQL project's client library). Gated exactly as CurlTransport above: with
+// the trait off no target depends on the system library `CLibPQ`, so SwiftPM never looks for
+// libpq, and every source of CourierPostgres and its tests sits in `#if PostgreSQLStore`, so
+// they compile to empty modules with the toolchain alone.
+let postgresTrait = "PostgreSQLStore"
+let whenPostgres = TargetDependencyCondition.when(traits: [postgresTrait])
+package.traits.insert(
+    .trait(
+        name: postgresTrait,
+        description: "PostgresTokenStore (product CourierPostgres), a token store for a fleet; needs libpq's headers."
+    ))
+package.products.append(.library(name: "CourierPostgres", targets: ["CourierPostgres"]))
+let postgresTargets: [Target] = [
+    // libpq's headers and library, found with pkg-config.
+    .systemLibrary(
+        name: "CLibPQ",
+        path: "Sources/CLibPQ",
+        pkgConfig: "libpq",
+        providers: [.apt(["libpq-dev"]), .yum(["libpq-devel"]), .brew(["libpq"])]
+    ),
+    .target(
+        name: "CourierPostgres",
+        dependencies: ["Courier", .target(name: "CLibPQ", condition: whenPostgres)],
+        exclude: ["courier_tokens.sql"]
+    ),
+    // Against a real PostgreSQL that the suite starts (initdb + pg_ctl) on a loopback port.
+    .testTarget(
+        name: "CourierPostgresTests",
+        dependencies: [
+            "Courier", "CourierTesting", .target(name: "CourierPostgres", condition: whenPostgres),
+            .target(name: "CLibPQ", condition: whenPostgres),
+        ]
+    ),
+]
+for target in postgresTargets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}
+package.targets += postgresTargets

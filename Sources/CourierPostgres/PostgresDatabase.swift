@@ -1,0 +1,234 @@
+// Compiled only with the PostgreSQLStore trait (see Package.swift); empty without it.
+#if PostgreSQLStore
+
+    import Courier
+    import Foundation
+
+    /// A PostgreSQL database that holds tokens for many keys, and this process's connections to
+    /// it: a small pool reused across calls, driven by a thread of its own (libpq's asynchronous
+    /// interface, so no call blocks Swift's cooperative threads), and one connection that
+    /// `LISTEN`s for other processes' writes.
+    ///
+    /// Create one per database and process and share it between the stores of its keys
+    /// (``PostgresTokenStore/init(database:key:)``). The table is created on first use
+    /// (`CREATE TABLE IF NOT EXISTS`; the same schema is in `courier_tokens.sql` for teams that
+    /// run migrations):
+    ///
+    /// ```sql
+    /// CREATE TABLE IF NOT EXISTS courier_tokens (
+    ///     key           text PRIMARY KEY,    -- which credential (an account, a tenant)
+    ///     token         jsonb,               -- the OAuthToken; NULL when signed out
+    ///     change        smallint,            -- what the last write was (TokenChange)
+    ///     generation    bigint NOT NULL DEFAULT 0,  -- +1 on every write: fences late writers
+    ///     lease_owner   uuid,                -- the session renewing the token, if any
+    ///     lease_expires timestamptz,         -- on the database's clock
+    ///     lease_backed  boolean NOT NULL DEFAULT false,  -- its holder also holds the advisory lock
+    ///     updated_at    timestamptz NOT NULL DEFAULT now()
+    /// );
+    /// ```
+    ///
+    /// The connection string is libpq's (`host=db.internal dbname=app user=courier
+    /// sslmode=verify-full` or `postgresql://…`), passed through as it is: its TLS settings,
+    /// time-outs and the environment's `PG*` variables apply. No error or description shows its
+    /// password.
+    public final class PostgresDatabase: Sendable {
+        /// The connection string, with any password removed.
+        public let connectionDescription: String
+        /// The table's name (schema-qualified or not).
+        public let table: String
+        /// The `LISTEN`/`NOTIFY` channel on which writes are announced.
+        public let channel: String
+
+        let engine: PostgresEngine
+        let quotedTable: String
+        private let state: State
+
+        /// Connects lazily (the first call opens the first connection).
+        ///
+        /// - Parameters:
+        ///   - connection: libpq's connection string (key/value or URI form).
+        ///   - table: the table holding the tokens: an identifier, optionally schema-qualified.
+        ///   - channel: the notification channel (an identifier); the table's name by default.
+        ///   - maximumConnections: how many pooled connections this process opens at most
+        ///     (each lease holds one more for as long as it is held).
+        ///   - connectTimeout: how long to wait for a new connection before failing.
+        /// - Throws: ``PostgresStoreError`` (`.invalidName`) when `table` or `channel` is not an
+        ///   identifier.
+        public init(
+            connection: String, table: String = "courier_tokens", channel: String? = nil,
+            maximumConnections: Int = 4, connectTimeout: TimeInterval = 10
+        ) throws(PostgresStoreError) {
+            let channel = channel ?? table.replacingOccurrences(of: ".", with: "_")
+            let identifier = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
+            let parts = table.split(separator: ".", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count), parts.allSatisfy({ $0.wholeMatch(of: identifier) != nil }),
+                channel.wholeMatch(of: identifier) != nil
+            else {
+                throw PostgresStoreError(
+                    kind: .invalidName, reason: "table \(table), channel \(channel)",
+                    connection: connection)
+            }
+            self.connectionDescription = ConnectionString.redacting(connection)
+            self.table = table
+            self.channel = channel
+            self.quotedTable = parts.map { PostgresEngine.quotedIdentifier(String($0)) }.joined(separator: ".")
+            self.engine = PostgresEngine(
+                conninfo: connection, maxConnections: maximumConnections, connectTimeout: connectTimeout)
+            let state = State()
+            self.state = state
+            engine.listen(on: channel) { event in state.heard(event) }
+        }
+
+        deinit {
+            engine.shutdown()
+        }
+
+        // MARK: Schema
+
+        /// The statement that creates the table (what `courier_tokens.sql` holds).
+        var createTableSQL: String {
+            """
+            CREATE TABLE IF NOT EXISTS \(quotedTable) (
+                key text PRIMARY KEY,
+                token jsonb,
+                change smallint,
+                generation bigint NOT NULL DEFAULT 0,
+                lease_owner uuid,
+                lease_expires timestamptz,
+                lease_backed boolean NOT NULL DEFAULT false,
+                updated_at timestamptz NOT NULL DEFAULT now()
+            )
+            """
+        }
+
+        /// Creates the table (once per process) and the key's row (once per key).
+        func prepare(key: String) async throws(PostgresStoreError) {
+            if state.isPrepared(key) { return }
+            if !state.isPrepared(nil) {
+                do {
+                    _ = try await query(createTableSQL, [])
+                } catch  where ["23505", "42P07", "42710"].contains(error.sqlState ?? "") {
+                    // Another call or process created it at the same moment (CREATE TABLE IF NOT EXISTS
+                    // is not atomic against a concurrent one): it exists now.
+                }
+                state.setPrepared(nil)
+            }
+            _ = try await query(
+                "INSERT INTO \(quotedTable) (key) VALUES ($1) ON CONFLICT (key) DO NOTHING", [key])
+            state.setPrepared(key)
+        }
+
+        /// The same, blocking the calling thread (for the synchronous `TokenStore` calls).
+        func prepareBlocking(key: String) throws(PostgresStoreError) {
+            if state.isPrepared(key) { return }
+            if !state.isPrepared(nil) {
+                do {
+                    _ = try engine.blockingQuery(createTableSQL, [])
+                } catch  where ["23505", "42P07", "42710"].contains(error.sqlState ?? "") {}
+                state.setPrepared(nil)
+            }
+            _ = try engine.blockingQuery(
+                "INSERT INTO \(quotedTable) (key) VALUES ($1) ON CONFLICT (key) DO NOTHING", [key])
+            state.setPrepared(key)
+        }
+
+        // MARK: Statements
+
+        /// Runs one parameterized statement on a pooled connection.
+        func query(
+            _ sql: String, _ parameters: [String?], on pinned: PostgresEngine.PinnedConnection? = nil,
+            retryable: Bool = false
+        ) async throws(PostgresStoreError) -> PostgresRows {
+            state.countStatement()
+            return try await engine.query(sql, parameters, on: pinned, retryable: retryable)
+        }
+
+        /// How many statements this process sent (what the generation cache saves).
+        var statementCount: Int { state.statements }
+
+        // MARK: Generation cache
+
+        /// The cached generation of `key`, if nothing was written to it since it was read.
+        func cachedGeneration(of key: String) -> UInt64? { state.cached(key) }
+
+        /// A ticket taken before reading `key`'s generation, to cache what the read returns.
+        func cacheTicket(for key: String) -> CacheTicket? { state.ticket(key) }
+
+        /// Caches `generation` unless a write was announced (or the listener broke) since `ticket`.
+        func cache(_ generation: UInt64, for key: String, ticket: CacheTicket?) {
+            if let ticket { state.store(generation, key: key, ticket: ticket) }
+        }
+
+        /// When the listening connection last started listening (tests wait for it).
+        var isListening: Bool { state.isListening }
+
+        /// Where a cached read started: the listener's epoch and the key's invalidation count.
+        struct CacheTicket: Sendable, Equatable {
+            let epoch: UInt64
+            let invalidations: UInt64
+        }
+
+        /// The process's knowledge of the database: the listener's state and the generation
+        /// cache.
+        ///
+        /// `@unchecked Sendable`: every mutable field is touched only holding `lock`.
+        private final class State: @unchecked Sendable {
+            private let lock = NSLock()
+            private var epoch: UInt64 = 0  // guarded by lock; +1 per LISTEN that took effect
+            private var listening = false  // guarded by lock
+            private var generations: [String: (generation: UInt64, epoch: UInt64)] = [:]  // guarded by lock
+            private var invalidations: [String: UInt64] = [:]  // guarded by lock
+            private var prepared: Set<String> = []  // guarded by lock; "" stands for the table
+            private var statementTotal = 0  // guarded by lock
+
+            func heard(_ event: ListenerEvent) {
+                lock.withLock {
+                    switch event {
+                    case .listening:
+                        epoch += 1
+                        listening = true
+                        generations.removeAll()
+                    case .stopped:
+                        listening = false
+                        generations.removeAll()
+                    case .notification(let key):
+                        generations[key] = nil
+                        invalidations[key, default: 0] += 1
+                    }
+                }
+            }
+
+            var isListening: Bool { lock.withLock { listening } }
+
+            func cached(_ key: String) -> UInt64? {
+                lock.withLock {
+                    guard listening, let entry = generations[key], entry.epoch == epoch else { return nil }
+                    return entry.generation
+                }
+            }
+
+            func ticket(_ key: String) -> CacheTicket? {
+                lock.withLock {
+                    listening ? CacheTicket(epoch: epoch, invalidations: invalidations[key, default: 0]) : nil
+                }
+            }
+
+            func store(_ generation: UInt64, key: String, ticket: CacheTicket) {
+                lock.withLock {
+                    guard listening, ticket == CacheTicket(epoch: epoch, invalidations: invalidations[key, default: 0])
+                    else { return }
+                    generations[key] = (generation, epoch)
+                }
+            }
+
+            func isPrepared(_ key: String?) -> Bool { lock.withLock { prepared.contains(key.map { "k:" + $0 } ?? "") } }
+
+            func setPrepared(_ key: String?) { _ = lock.withLock { prepared.insert(key.map { "k:" + $0 } ?? "") } }
+
+            func countStatement() { lock.withLock { statementTotal += 1 } }
+
+            var statements: Int { lock.withLock { statementTotal } }
+        }
+    }
+
+#endif

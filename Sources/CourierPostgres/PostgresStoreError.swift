@@ -1,0 +1,77 @@
+// Compiled only with the PostgreSQLStore trait (see Package.swift); empty without it.
+#if PostgreSQLStore
+
+    import Foundation
+
+    /// Why a call to the database behind a ``PostgresTokenStore`` failed: what was being done,
+    /// and the reason libpq or the server gave.
+    ///
+    /// The description names the server it talked to (the connection string with any password
+    /// removed) and never contains a password or a token.
+    public struct PostgresStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What failed.
+        public enum Kind: String, Sendable, Equatable {
+            /// No connection could be made (the server is down or unreachable, the credentials
+            /// were refused, TLS failed, or it took longer than the connect time-out).
+            case connectionFailed = "could not connect to the database"
+            /// The connection broke while a statement was in flight; whether the statement took
+            /// effect is unknown (a fenced write can be retried safely: it is refused if it did).
+            case connectionLost = "the connection to the database was lost"
+            /// The server refused a statement (``PostgresStoreError/sqlState`` says why).
+            case statementFailed = "the database refused a statement"
+            /// The stored row holds something that is not a token.
+            case invalidData = "the database holds something that is not a token"
+            /// The table or channel name given is not an SQL identifier.
+            case invalidName = "the table or channel name is not an SQL identifier"
+            /// The store was shut down.
+            case shutDown = "the token store was shut down"
+        }
+
+        /// What failed.
+        public let kind: Kind
+        /// libpq's or the server's reason, with any password removed.
+        public let reason: String
+        /// The server's SQLSTATE code for a refused statement (such as `42P01`), when it sent one.
+        public let sqlState: String?
+        /// The connection string, with any password removed.
+        public let connection: String
+
+        /// Creates the error; `reason` and `connection` are redacted here.
+        public init(kind: Kind, reason: String, sqlState: String? = nil, connection: String) {
+            self.kind = kind
+            self.reason = ConnectionString.redacting(reason).trimmingCharacters(in: .whitespacesAndNewlines)
+            self.sqlState = sqlState
+            self.connection = ConnectionString.redacting(connection)
+        }
+
+        /// What happened, why, and where.
+        public var description: String {
+            var text = "\(kind.rawValue) (\(connection)): \(reason)"
+            if let sqlState { text += " [SQLSTATE \(sqlState)]" }
+            return text
+        }
+    }
+
+    /// The connection string's redaction: what an error or a log may show of it.
+    enum ConnectionString {
+        /// `text` with the value of every `password=` (key/value form) and the password of every
+        /// `postgresql://user:password@host` (URI form) replaced by `***`.
+        static func redacting(_ text: String) -> String {
+            var result = text
+            // Key/value form: password=secret, password = 'se cret', password='it''s'.
+            if let pattern = try? NSRegularExpression(
+                pattern: #"(?i)(password\s*=\s*)('(?:[^'\\]|\\.|'')*'|[^\s&]*)"#)
+            {
+                let range = NSRange(result.startIndex..., in: result)
+                result = pattern.stringByReplacingMatches(in: result, range: range, withTemplate: "$1***")
+            }
+            // URI form: scheme://user:password@host.
+            if let pattern = try? NSRegularExpression(pattern: #"(?i)(postgres(?:ql)?://[^:/@\s]*:)[^@\s]*@"#) {
+                let range = NSRange(result.startIndex..., in: result)
+                result = pattern.stringByReplacingMatches(in: result, range: range, withTemplate: "$1***@")
+            }
+            return result
+        }
+    }
+
+#endif

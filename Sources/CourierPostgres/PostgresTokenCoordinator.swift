@@ -1,0 +1,289 @@
+// Compiled only with the PostgreSQLStore trait (see Package.swift); empty without it.
+#if PostgreSQLStore
+
+    import Courier
+    import Foundation
+
+    /// How the sessions of a fleet that share one key of a ``PostgresDatabase`` take turns:
+    /// the coordinator of ``PostgresTokenStore``.
+    ///
+    /// - **Generation.** Every write adds one to the row's `generation` and announces the key
+    ///   with `NOTIFY`; each process keeps the generation it read until a notification for the
+    ///   key arrives, so ``currentGeneration()`` costs no round trip while nothing changed
+    ///   (and one while the listening connection is down).
+    /// - **Fenced write.** `UPDATE … WHERE key = $1 AND generation = $2`: a writer whose
+    ///   generation is stale (another session wrote, or took its expired lease over) writes
+    ///   nothing.
+    /// - **Lease.** A session-level advisory lock on the key (`pg_try_advisory_lock`), held on a
+    ///   connection of the lease's own, so the server frees it the moment its holder dies; and
+    ///   the lease columns of the row, with an expiry measured on the database's clock, for a
+    ///   holder that hangs: past its expiry another session takes the lease over (and adds one
+    ///   to the generation, so the hung holder's late write is refused). ``PostgresTokenLease/isHeld()``
+    ///   extends it while its holder lives.
+    public final class PostgresTokenCoordinator: TokenStoreCoordinator {
+        /// The database.
+        public let database: PostgresDatabase
+        /// The key of the row this coordinator guards.
+        public let key: String
+
+        /// A coordinator for `key` in `database`.
+        public init(database: PostgresDatabase, key: String) {
+            self.database = database
+            self.key = key
+        }
+
+        private var table: String { database.quotedTable }
+
+        /// The generation of the stored token: from this process's cache while no write to the
+        /// key was announced since it was read, else read from the database.
+        ///
+        /// - Throws: ``PostgresStoreError`` when the database cannot be reached.
+        nonisolated(nonsending) public func currentGeneration() async throws -> UInt64? {
+            if let cached = database.cachedGeneration(of: key) { return cached }
+            let ticket = database.cacheTicket(for: key)
+            try await database.prepare(key: key)
+            let rows = try await database.query(
+                "SELECT generation FROM \(table) WHERE key = $1", [key], retryable: true)
+            let generation = rows.first?.first.flatMap { $0.flatMap(UInt64.init) } ?? 0
+            database.cache(generation, for: key, ticket: ticket)
+            return generation
+        }
+
+        /// The stored token and the generation of the write that stored it.
+        ///
+        /// - Throws: ``PostgresStoreError`` when the database cannot be reached or the row does
+        ///   not hold a token.
+        nonisolated(nonsending) public func read() async throws -> StoredToken {
+            let ticket = database.cacheTicket(for: key)
+            try await database.prepare(key: key)
+            let rows = try await database.query(
+                "SELECT token::text, generation, change FROM \(table) WHERE key = $1", [key], retryable: true)
+            let stored = try decode(rows.first)
+            database.cache(stored.generation, for: key, ticket: ticket)
+            return stored
+        }
+
+        /// Stores `token` (`nil`: signed out) if the row is still at generation `expected`
+        /// (`nil`: whatever it is at), adds one to the generation and announces the key.
+        ///
+        /// - Returns: the new generation, or `nil` when the row was not at `expected`.
+        /// - Throws: ``PostgresStoreError``; `.connectionLost` means the outcome is unknown
+        ///   (reading tells: a retry with the same `expected` is refused if it took effect).
+        nonisolated(nonsending) public func write(
+            _ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?
+        ) async throws -> UInt64? {
+            try await database.prepare(key: key)
+            let json = try token.map(Self.encode)
+            let rows = try await database.query(
+                """
+                WITH written AS (
+                    UPDATE \(table) SET token = $2::jsonb, change = $3::smallint, generation = generation + 1,
+                        updated_at = now()
+                    WHERE key = $1 AND ($5::bigint IS NULL OR generation = $5::bigint)
+                    RETURNING generation
+                )
+                SELECT generation, pg_notify($4, $1) FROM written
+                """,
+                [key, json, String(change.rawValue), database.channel, expected.map(String.init)])
+            return rows.first?.first.flatMap { $0.flatMap(UInt64.init) }
+        }
+
+        /// Takes the lease: the key's advisory lock on a connection of the lease's own, and the
+        /// lease columns of the row (free, released, expired on the database's clock, or held by
+        /// a holder whose connection died).
+        ///
+        /// - Parameters:
+        ///   - duration: how long the lease lasts unless ``PostgresTokenLease/isHeld()`` extends it.
+        ///   - timeout: how long to wait for a lease another session holds.
+        /// - Throws: `TokenLeaseTimeout`, `CancellationError`, or ``PostgresStoreError``.
+        public func acquireLease(expiringAfter duration: TimeInterval, waitingAtMost timeout: TimeInterval)
+            async throws -> any TokenLease
+        {
+            try await database.prepare(key: key)
+            let started = ContinuousClock.now
+            let limit = Duration.milliseconds(Int64(max(0, timeout) * 1000))
+            let owner = UUID().uuidString.lowercased()
+            let lockName = database.table + ":" + key
+            var pause = Duration.milliseconds(2)
+            while true {
+                try Task.checkCancellation()
+                let connection = try await database.engine.pin()
+                do {
+                    let locked =
+                        try await database.query(
+                            "SELECT pg_try_advisory_lock(hashtextextended($1, 0))", [lockName], on: connection
+                        ).first?.first == "t"
+                    // Taken when free, expired, or held by a holder whose connection (and so its
+                    // advisory lock) is gone. Taking over a holder adds one to the generation:
+                    // its late write is refused.
+                    let taken = try await database.query(
+                        """
+                        WITH before AS (SELECT generation AS old FROM \(table) WHERE key = $1),
+                        taken AS (
+                            UPDATE \(table) SET lease_owner = $2::uuid,
+                                lease_expires = clock_timestamp() + $3::double precision * interval '1 second',
+                                lease_backed = $4::boolean,
+                                generation = generation + CASE WHEN lease_owner IS NULL THEN 0 ELSE 1 END
+                            WHERE key = $1 AND (lease_owner IS NULL OR lease_expires <= clock_timestamp()
+                                OR ($4::boolean AND lease_backed))
+                            RETURNING generation
+                        )
+                        SELECT taken.generation,
+                            CASE WHEN taken.generation <> before.old THEN pg_notify($5, $1) END
+                        FROM taken, before
+                        """, [key, owner, String(duration), locked ? "true" : "false", database.channel],
+                        on: connection)
+                    if !taken.isEmpty {
+                        if locked {
+                            return PostgresTokenLease(
+                                coordinator: self, owner: owner, duration: duration, connection: connection,
+                                lockName: lockName)
+                        }
+                        database.engine.unpin(connection, reuse: true)
+                        return PostgresTokenLease(
+                            coordinator: self, owner: owner, duration: duration, connection: nil, lockName: lockName)
+                    }
+                    if locked {
+                        _ = try await database.query(
+                            "SELECT pg_advisory_unlock(hashtextextended($1, 0))", [lockName], on: connection)
+                    }
+                    database.engine.unpin(connection, reuse: true)
+                } catch {
+                    database.engine.unpin(connection, reuse: false)
+                    throw error
+                }
+                let waited = started.duration(to: .now)
+                guard waited < limit else { throw TokenLeaseTimeout(seconds: timeout) }
+                try await Task.sleep(for: min(pause, limit - waited))
+                pause = min(pause * 2, .milliseconds(25))
+            }
+        }
+
+        /// Whether `owner` still holds the lease; extends it by `duration` when it does. A lease
+        /// backed by the advisory lock asks on the lock's own connection: when that connection
+        /// is gone (a server restart), so is the lock, and another session may take the lease
+        /// at any moment, so it is not held.
+        func holds(owner: String, duration: TimeInterval, on connection: PostgresEngine.PinnedConnection?) async
+            -> Bool
+        {
+            let rows = try? await database.query(
+                """
+                UPDATE \(table) SET lease_expires = clock_timestamp() + $3::double precision * interval '1 second'
+                WHERE key = $1 AND lease_owner = $2::uuid RETURNING 1
+                """, [key, owner, String(duration)], on: connection)
+            return !(rows ?? []).isEmpty
+        }
+
+        /// Frees the lease columns if `owner` still holds them, then the advisory lock.
+        func release(owner: String, connection: PostgresEngine.PinnedConnection?, lockName: String) async {
+            let clear = """
+                UPDATE \(table) SET lease_owner = NULL, lease_expires = NULL, lease_backed = false
+                WHERE key = $1 AND lease_owner = $2::uuid
+                """
+            guard let connection else {
+                _ = try? await database.query(clear, [key, owner])
+                return
+            }
+            do {
+                _ = try await database.query(clear, [key, owner], on: connection)
+                _ = try await database.query(
+                    "SELECT pg_advisory_unlock(hashtextextended($1, 0))", [lockName], on: connection)
+                database.engine.unpin(connection, reuse: true)
+            } catch {
+                // Closing the connection frees the advisory lock; a lease row left naming this
+                // owner is backed by a lock nobody holds now, so the next session takes it.
+                database.engine.unpin(connection, reuse: false)
+                _ = try? await database.query(clear, [key, owner])
+            }
+        }
+
+        // MARK: Encoding
+
+        static func encode(_ token: OAuthToken) throws(PostgresStoreError) -> String {
+            do {
+                return String(decoding: try JSONEncoder().encode(token), as: UTF8.self)
+            } catch {
+                throw PostgresStoreError(kind: .invalidData, reason: "the token could not be encoded", connection: "")
+            }
+        }
+
+        private func decode(_ row: [String?]?) throws(PostgresStoreError) -> StoredToken {
+            guard let row, row.count == 3 else { return StoredToken(token: nil, generation: 0) }
+            let generation = row[1].flatMap(UInt64.init) ?? 0
+            let change = row[2].flatMap(UInt8.init).flatMap(TokenChange.init(rawValue:))
+            guard let json = row[0] else { return StoredToken(token: nil, generation: generation, change: change) }
+            do {
+                let token = try JSONDecoder().decode(OAuthToken.self, from: Data(json.utf8))
+                return StoredToken(token: token, generation: generation, change: change)
+            } catch {
+                throw PostgresStoreError(
+                    kind: .invalidData, reason: "the row of key \(key) does not hold a token",
+                    connection: database.connectionDescription)
+            }
+        }
+    }
+
+    /// The lease of a ``PostgresTokenCoordinator``: the key's advisory lock on a connection of
+    /// its own (when it could be had) and the row's lease columns. Released once: by its holder,
+    /// or when it is dropped (then by closing its connection, which frees the advisory lock).
+    public final class PostgresTokenLease: TokenLease {
+        private let coordinator: PostgresTokenCoordinator
+        private let owner: String
+        private let duration: TimeInterval
+        private let connection: PostgresEngine.PinnedConnection?
+        private let lockName: String
+        private let released = ReleaseFlag()
+
+        init(
+            coordinator: PostgresTokenCoordinator, owner: String, duration: TimeInterval,
+            connection: PostgresEngine.PinnedConnection?, lockName: String
+        ) {
+            self.coordinator = coordinator
+            self.owner = owner
+            self.duration = duration
+            self.connection = connection
+            self.lockName = lockName
+        }
+
+        /// Gives the lease up, so the next session may take it. Releasing twice does nothing.
+        nonisolated(nonsending) public func release() async {
+            guard released.set() else { return }
+            await coordinator.release(owner: owner, connection: connection, lockName: lockName)
+        }
+
+        /// Whether the lease is still this holder's (not released, not taken over after it
+        /// expired); extends it by its duration, on the database's clock, when it is. A database
+        /// that cannot be reached answers `false`: the refresh token stays home.
+        nonisolated(nonsending) public func isHeld() async -> Bool {
+            guard !released.isSet else { return false }
+            return await coordinator.holds(owner: owner, duration: duration, on: connection)
+        }
+
+        deinit {
+            if released.set(), let connection {
+                // Closing the connection frees the advisory lock; the row's lease then names a
+                // holder whose lock is gone, and the next session takes it over at once.
+                coordinator.database.engine.unpin(connection, reuse: false)
+            }
+        }
+
+        /// Set once.
+        ///
+        /// `@unchecked Sendable`: `value` is only touched holding `lock`.
+        private final class ReleaseFlag: @unchecked Sendable {
+            private let lock = NSLock()
+            private var value = false  // guarded by lock
+
+            /// Sets the flag; `true` for the call that set it first.
+            func set() -> Bool {
+                lock.withLock {
+                    defer { value = true }
+                    return !value
+                }
+            }
+
+            var isSet: Bool { lock.withLock { value } }
+        }
+    }
+
+#endif
