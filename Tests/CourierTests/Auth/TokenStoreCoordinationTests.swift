@@ -26,16 +26,16 @@ struct TokenStoreCoordinationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let first = try coordinator()
         let second = try coordinator()
-        let lease = try await first.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
+        let lease = try await first.acquireLease(expiringAfter: 600, waitingAtMost: Self.patience)
         await #expect(throws: TokenLeaseTimeout.self) {
-            _ = try await second.acquireLease(expiringAfter: 60, waitingAtMost: 0.05)
+            _ = try await second.acquireLease(expiringAfter: 600, waitingAtMost: 0.05)
         }
         await lease.release()
-        let next = try await second.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
+        let next = try await second.acquireLease(expiringAfter: 600, waitingAtMost: Self.patience)
         await next.release()
         // Released twice: nothing happens, and the lease is free.
         await lease.release()
-        try await first.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience).release()
+        try await first.acquireLease(expiringAfter: 600, waitingAtMost: Self.patience).release()
     }
 
     @Test("a waiter takes the lease the moment its holder releases it")
@@ -43,8 +43,8 @@ struct TokenStoreCoordinationTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let first = try coordinator()
         let second = try coordinator()
-        let lease = try await first.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
-        let waiting = Task { try await second.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience) }
+        let lease = try await first.acquireLease(expiringAfter: 600, waitingAtMost: Self.patience)
+        let waiting = Task { try await second.acquireLease(expiringAfter: 600, waitingAtMost: Self.patience) }
         await lease.release()
         try await waiting.value.release()
     }
@@ -55,9 +55,9 @@ struct TokenStoreCoordinationTests {
         let second = try coordinator()
         do {
             let first = try coordinator()
-            _ = try await first.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
+            _ = try await first.acquireLease(expiringAfter: 600, waitingAtMost: Self.patience)
         }
-        try await second.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience).release()
+        try await second.acquireLease(expiringAfter: 600, waitingAtMost: Self.patience).release()
     }
 
     @Test("a holder that hangs past its lease loses it, and its late write is refused")
@@ -69,7 +69,7 @@ struct TokenStoreCoordinationTests {
         let start = try #require(try await hung.write(token, change: .signedIn, ifGeneration: nil))
         // The hung holder took the lease for 0.2 s and read generation `start`; then nothing.
         let stuck = try await hung.acquireLease(expiringAfter: 0.2, waitingAtMost: Self.patience)
-        let taken = try await other.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
+        let taken = try await other.acquireLease(expiringAfter: 600, waitingAtMost: Self.patience)
         let seen = try await other.read()
         #expect(seen.generation == start)
         let renewed = OAuthToken(accessToken: "B", refreshToken: "R1")
@@ -80,7 +80,7 @@ struct TokenStoreCoordinationTests {
         #expect(try await hung.write(late, change: .refreshed, ifGeneration: start) == nil)
         #expect(try await other.read().token == renewed)
         await stuck.release()
-        try await other.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience).release()
+        try await other.acquireLease(expiringAfter: 600, waitingAtMost: Self.patience).release()
     }
 
     @Test("tasks sharing one instance queue for the lease, one at a time — 20 rounds of 20")
@@ -96,7 +96,7 @@ struct TokenStoreCoordinationTests {
                     for _ in 0..<20 {
                         group.addTask {
                             let lease = try await coordinator.acquireLease(
-                                expiringAfter: 60, waitingAtMost: Self.patience)
+                                expiringAfter: 600, waitingAtMost: Self.patience)
                             let now = holders.withValue { count in
                                 count += 1
                                 return count
@@ -118,12 +118,12 @@ struct TokenStoreCoordinationTests {
     func cancelledWaiter() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         for coordinator in [try coordinator(), try #require(InMemoryTokenStore().coordinator)] {
-            let lease = try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
-            let waiter = Task { try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: 600) }
+            let lease = try await coordinator.acquireLease(expiringAfter: 600, waitingAtMost: Self.patience)
+            let waiter = Task { try await coordinator.acquireLease(expiringAfter: 600, waitingAtMost: 600) }
             waiter.cancel()
             await #expect(throws: CancellationError.self) { _ = try await waiter.value }
             await lease.release()
-            try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience).release()
+            try await coordinator.acquireLease(expiringAfter: 600, waitingAtMost: Self.patience).release()
         }
     }
 

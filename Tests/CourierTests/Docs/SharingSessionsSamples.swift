@@ -208,9 +208,9 @@ extension SharingSessions {
         func fleetLease() async throws {
             let redis = InMemoryRedis()
             let coordinator = FleetTokenCoordinator(redis: redis, table: InMemoryTokenTable())
-            let lease = try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: 600)
+            let lease = try await coordinator.acquireLease(expiringAfter: 600, waitingAtMost: 600)
             await #expect(throws: TokenLeaseTimeout.self) {
-                _ = try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: 0.05)
+                _ = try await coordinator.acquireLease(expiringAfter: 600, waitingAtMost: 0.05)
             }
             let owner = await redis.holder(of: coordinator.leaseKey)
             #expect(owner != nil)
@@ -218,7 +218,7 @@ extension SharingSessions {
             await redis.deleteIfEqual(coordinator.leaseKey, "someone-else")
             #expect(await redis.holder(of: coordinator.leaseKey) == owner)
             await lease.release()
-            let next = try await coordinator.acquireLease(expiringAfter: 60, waitingAtMost: 600)
+            let next = try await coordinator.acquireLease(expiringAfter: 600, waitingAtMost: 600)
             await next.release()
         }
 

@@ -32,13 +32,13 @@ struct LeaseClockTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let holder = coordinator()
         let jumped = coordinator(wallOffset: offset)
-        let lease = try await holder.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
+        let lease = try await holder.acquireLease(expiringAfter: 600, waitingAtMost: Self.patience)
         await #expect(throws: TokenLeaseTimeout.self) {
-            _ = try await jumped.acquireLease(expiringAfter: 60, waitingAtMost: 0.05)
+            _ = try await jumped.acquireLease(expiringAfter: 600, waitingAtMost: 0.05)
         }
         #expect(await lease.isHeld())
         await lease.release()
-        try await jumped.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience).release()
+        try await jumped.acquireLease(expiringAfter: 600, waitingAtMost: Self.patience).release()
     }
 
     @Test("a lease written by a process whose wall clock was hours behind is not read as expired")
@@ -46,9 +46,9 @@ struct LeaseClockTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let behind = coordinator(wallOffset: -Self.hours)
         let other = coordinator()
-        let lease = try await behind.acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
+        let lease = try await behind.acquireLease(expiringAfter: 600, waitingAtMost: Self.patience)
         await #expect(throws: TokenLeaseTimeout.self) {
-            _ = try await other.acquireLease(expiringAfter: 60, waitingAtMost: 0.05)
+            _ = try await other.acquireLease(expiringAfter: 600, waitingAtMost: 0.05)
         }
         #expect(await lease.isHeld())
         await lease.release()
@@ -64,7 +64,7 @@ struct LeaseClockTests {
         record.bootID = UUID()
         record.bootExpiry = Int64.max
         try writeRecord(record.bytes)
-        let lease = try await coordinator().acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
+        let lease = try await coordinator().acquireLease(expiringAfter: 600, waitingAtMost: Self.patience)
         #expect(await lease.isHeld())
         await lease.release()
         #expect(try await coordinator().currentGeneration() == 7)
@@ -88,11 +88,11 @@ struct LeaseClockTests {
         try writeRecord(firstLayout(expiry: nowMilliseconds + 3_600_000))
         #expect(try await coordinator().currentGeneration() == 41)
         await #expect(throws: TokenLeaseTimeout.self) {
-            _ = try await coordinator().acquireLease(expiringAfter: 60, waitingAtMost: 0.05)
+            _ = try await coordinator().acquireLease(expiringAfter: 600, waitingAtMost: 0.05)
         }
         // Expired by the wall clock: taken.
         try writeRecord(firstLayout(expiry: nowMilliseconds - 1000))
-        let lease = try await coordinator().acquireLease(expiringAfter: 60, waitingAtMost: Self.patience)
+        let lease = try await coordinator().acquireLease(expiringAfter: 600, waitingAtMost: Self.patience)
         await lease.release()
         #expect(try await coordinator().currentGeneration() == 41)
     }
