@@ -53,7 +53,7 @@
         ///     (each lease holds one more for as long as it is held).
         ///   - connectTimeout: how long to wait for a new connection before failing.
         /// - Throws: ``PostgresStoreError`` (`.invalidName`) when `table` or `channel` is not an
-        ///   identifier.
+        ///   identifier; (`.systemResources`) when the process is out of file descriptors.
         public init(
             connection: String, table: String = "courier_tokens", channel: String? = nil,
             maximumConnections: Int = 4, connectTimeout: TimeInterval = 10
@@ -72,7 +72,7 @@
             self.table = table
             self.channel = channel
             self.quotedTable = parts.map { PostgresEngine.quotedIdentifier(String($0)) }.joined(separator: ".")
-            self.engine = PostgresEngine(
+            self.engine = try PostgresEngine(
                 conninfo: connection, maxConnections: maximumConnections, connectTimeout: connectTimeout)
             let state = State()
             self.state = state
@@ -159,8 +159,18 @@
             if let ticket { state.store(generation, key: key, ticket: ticket) }
         }
 
-        /// When the listening connection last started listening (tests wait for it).
+        /// Whether the listening connection is listening (so the generation cache is in use).
         var isListening: Bool { state.isListening }
+
+        /// Returns once `condition` holds, checking it now and after each thing the listening
+        /// connection hears (it started or stopped listening, a notification arrived); returns
+        /// at once when the task is cancelled. What waits for the listener's state waits for
+        /// its events, never for a clock.
+        func waitUntil(_ condition: () -> Bool) async {
+            let events = state.subscribe()
+            if condition() { return }
+            for await _ in events where condition() { return }
+        }
 
         /// Where a cached read started: the listener's epoch and the key's invalidation count.
         struct CacheTicket: Sendable, Equatable {
@@ -180,8 +190,25 @@
             private var invalidations: [String: UInt64] = [:]  // guarded by lock
             private var prepared: Set<String> = []  // guarded by lock; "" stands for the table
             private var statementTotal = 0  // guarded by lock
+            private var subscribers: [UInt64: AsyncStream<Void>.Continuation] = [:]  // guarded by lock
+            private var nextSubscriber: UInt64 = 0  // guarded by lock
+
+            /// A stream that gets an element after each event the listener hears, from now on.
+            func subscribe() -> AsyncStream<Void> {
+                let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+                let id = lock.withLock {
+                    nextSubscriber += 1
+                    subscribers[nextSubscriber] = continuation
+                    return nextSubscriber
+                }
+                continuation.onTermination = { [weak self] _ in
+                    self?.lock.withLock { _ = self?.subscribers.removeValue(forKey: id) }
+                }
+                return stream
+            }
 
             func heard(_ event: ListenerEvent) {
+                defer { for subscriber in lock.withLock({ Array(subscribers.values) }) { subscriber.yield() } }
                 lock.withLock {
                     switch event {
                     case .listening:

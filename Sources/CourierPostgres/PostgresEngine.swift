@@ -64,12 +64,21 @@
         private var listenerRetryAt: ContinuousClock.Instant?
         private var listenerBackoff: Duration = .milliseconds(50)
 
-        init(conninfo: String, maxConnections: Int, connectTimeout: TimeInterval) {
+        /// - Throws: ``PostgresStoreError`` (`.systemResources`) when the engine's wake-up pipe
+        ///   cannot be made (the process is out of file descriptors): a typed error, not a crash.
+        init(conninfo: String, maxConnections: Int, connectTimeout: TimeInterval) throws(PostgresStoreError) {
             self.conninfo = conninfo
             self.maxConnections = max(1, maxConnections)
             self.connectTimeout = connectTimeout
             var fds: [Int32] = [-1, -1]
-            if pipe(&fds) != 0 { fatalError("PostgresEngine: pipe() failed: errno \(errno)") }
+            if pipe(&fds) != 0 {
+                let code = errno
+                throw PostgresStoreError(
+                    kind: .systemResources,
+                    reason:
+                        "could not create the engine's wake-up pipe: \(String(cString: strerror(code))) (errno \(code))",
+                    connection: conninfo)
+            }
             wakeRead = fds[0]
             wakeWrite = fds[1]
             _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)

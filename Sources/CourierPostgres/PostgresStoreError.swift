@@ -25,6 +25,9 @@
             case invalidName = "the table or channel name is not an SQL identifier"
             /// The store was shut down.
             case shutDown = "the token store was shut down"
+            /// The process could not get what the store needs from the system (a pipe: it is
+            /// out of file descriptors).
+            case systemResources = "the system refused the token store a resource"
         }
 
         /// What failed.

@@ -101,7 +101,10 @@
         {
             try await database.prepare(key: key)
             let started = ContinuousClock.now
-            let limit = Duration.milliseconds(Int64(max(0, timeout) * 1000))
+            // Clamped as every seconds-to-nanoseconds conversion is: a NaN, negative, infinite
+            // or huge value from the caller is 0 or 100 years, never a trap.
+            let limit = Duration.nanoseconds(Int64(clamping: Delay.nanoseconds(timeout)))
+            let duration = Double(Delay.nanoseconds(duration)) / 1e9
             let owner = UUID().uuidString.lowercased()
             let lockName = database.table + ":" + key
             var pause = Duration.milliseconds(2)

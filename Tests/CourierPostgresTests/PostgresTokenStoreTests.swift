@@ -54,19 +54,22 @@
                 let b = PostgresTokenCoordinator(
                     database: try PostgresDatabase(connection: server.connection), key: "k")
                 _ = try await b.read()
-                #expect(await eventually { a.database.isListening })
+                await a.database.waitUntil { a.database.isListening }
                 let generation = try await a.currentGeneration()
                 let statements = a.database.statementCount
                 for _ in 0..<1000 { #expect(try await a.currentGeneration() == generation) }
                 #expect(a.database.statementCount == statements)
                 _ = try await b.write(Self.token("1"), change: .refreshed, ifGeneration: generation)
-                #expect(await eventually { (try? await a.currentGeneration()) == (generation ?? 0) + 1 })
+                // The write's notification reaches a's listener, which forgets the cached value.
+                await a.database.waitUntil { a.database.cachedGeneration(of: "k") == nil }
+                #expect(try await a.currentGeneration() == (generation ?? 0) + 1)
                 // A bare NOTIFY from any connection invalidates it too.
                 let cachedAgain = a.database.statementCount
                 _ = try await a.currentGeneration()
                 #expect(a.database.statementCount == cachedAgain)
                 _ = try await b.database.query("SELECT pg_notify($1, $2)", [b.database.channel, "k"])
-                #expect(await eventually { a.database.cachedGeneration(of: "k") == nil })
+                await a.database.waitUntil { a.database.cachedGeneration(of: "k") == nil }
+                #expect(a.database.cachedGeneration(of: "k") == nil)
             }
         }
 
@@ -145,7 +148,7 @@
                 let b = PostgresTokenCoordinator(
                     database: try PostgresDatabase(connection: server.connection), key: "k")
                 #expect(try await a.write(Self.token("1"), change: .refreshed, ifGeneration: 0) == 1)
-                #expect(await eventually { a.database.isListening })
+                await a.database.waitUntil { a.database.isListening }
                 let held = try await a.acquireLease(expiringAfter: 600, waitingAtMost: 5)
                 try await server.restart()
                 // Its advisory lock went with its connection: the lease is no longer this holder's.
@@ -155,15 +158,18 @@
                 #expect(try await a.write(Self.token("2"), change: .refreshed, ifGeneration: 1) == 2)
                 let lease = try await a.acquireLease(expiringAfter: 600, waitingAtMost: 5)
                 await lease.release()
-                #expect(await eventually { a.database.isListening && b.database.isListening })
+                // Both listeners reconnect after the restart (each waits for its own events).
+                await a.database.waitUntil { a.database.isListening }
+                await b.database.waitUntil { b.database.isListening }
                 #expect(try await b.currentGeneration() == 2)
                 _ = try await a.write(Self.token("3"), change: .refreshed, ifGeneration: 2)
-                #expect(await eventually { (try? await b.currentGeneration()) == 3 })
+                await b.database.waitUntil { b.database.cachedGeneration(of: "k") == nil }
+                #expect(try await b.currentGeneration() == 3)
             }
         }
 
         @Test(
-            "200 concurrent calls share the pool (4 connections and the listener), and a cached freshness check is cheap"
+            "200 concurrent calls share the pool (4 connections and the listener), and a cached freshness check sends no statement"
         )
         func pooled() async throws {
             try await TestPostgres.with { server in
@@ -179,18 +185,34 @@
                 let count = Int(backends.first?.first.flatMap { $0 } ?? "") ?? 0
                 #expect((1...5).contains(count), "\(count) backends")
                 // The freshness check every signed request makes, from the cache.
-                #expect(await eventually { database.isListening })
+                await database.waitUntil { database.isListening }
                 _ = try await a.currentGeneration()
                 let statements = database.statementCount
-                let clock = ContinuousClock()
-                let elapsed = try await clock.measure {
-                    for _ in 0..<10_000 { _ = try await a.currentGeneration() }
-                }
+                for _ in 0..<10_000 { _ = try await a.currentGeneration() }
                 #expect(database.statementCount == statements)
-                let microseconds =
-                    Double(elapsed.components.attoseconds) / 1e12 / 10_000
-                    + Double(elapsed.components.seconds) * 1e6 / 10_000
-                print("PostgresTokenCoordinator.currentGeneration() from the cache: \(microseconds) µs a call")
+            }
+        }
+
+        @Test("a lease asked for with a NaN, infinite or negative duration or wait is clamped, never a trap")
+        func hostileLeaseTimes() async throws {
+            try await TestPostgres.with { server in
+                let a = PostgresTokenCoordinator(
+                    database: try PostgresDatabase(connection: server.connection), key: "k")
+                let b = PostgresTokenCoordinator(
+                    database: try PostgresDatabase(connection: server.connection), key: "k")
+                for (duration, wait) in [(TimeInterval.nan, TimeInterval.infinity), (.infinity, .nan), (-5, -5)] {
+                    // Granted (the lease is free) and given back: the next round takes it again.
+                    let lease = try await a.acquireLease(expiringAfter: duration, waitingAtMost: wait)
+                    await lease.release()
+                }
+                // A held lease and a negative or NaN wait: refused at once, not a wait forever.
+                let held = try await a.acquireLease(expiringAfter: 600, waitingAtMost: 5)
+                for wait in [TimeInterval.nan, -1] {
+                    await #expect(throws: TokenLeaseTimeout.self) {
+                        _ = try await b.acquireLease(expiringAfter: 600, waitingAtMost: wait)
+                    }
+                }
+                await held.release()
             }
         }
 

@@ -200,13 +200,4 @@
         let description: String
     }
 
-    /// Waits, at most `attempts` × 10 ms, until `condition` holds; `false` if it never did.
-    func eventually(attempts: Int = 1000, _ condition: () async throws -> Bool) async rethrows -> Bool {
-        for _ in 0..<attempts {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return false
-    }
-
 #endif
