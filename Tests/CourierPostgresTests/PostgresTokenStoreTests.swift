@@ -9,6 +9,16 @@
 
     @Suite("PostgresTokenStore against a real PostgreSQL", .serialized, .timeLimit(.minutes(5)))
     struct PostgresTokenStoreTests {
+        /// Two coordinators of key "k", each with a database object of its own: two processes
+        /// that share nothing but the server.
+        static func twoProcesses(_ server: TestPostgres) throws -> (PostgresTokenCoordinator, PostgresTokenCoordinator)
+        {
+            func one() throws -> PostgresTokenCoordinator {
+                PostgresTokenCoordinator(database: try PostgresDatabase(connection: server.connection), key: "k")
+            }
+            return (try one(), try one())
+        }
+
         static func token(_ name: String) -> OAuthToken {
             OAuthToken(
                 accessToken: "access-\(name)", refreshToken: "refresh-\(name)",
@@ -20,10 +30,7 @@
         )
         func fencedWrite() async throws {
             try await TestPostgres.with { server in
-                let a = PostgresTokenCoordinator(
-                    database: try PostgresDatabase(connection: server.connection), key: "k")
-                let b = PostgresTokenCoordinator(
-                    database: try PostgresDatabase(connection: server.connection), key: "k")
+                let (a, b) = try Self.twoProcesses(server)
                 let empty = try await a.read()
                 #expect(empty == StoredToken(token: nil, generation: 0))
                 let first = try await a.write(Self.token("1"), change: .refreshed, ifGeneration: 0)
@@ -49,10 +56,7 @@
         @Test("currentGeneration() costs no round trip while nothing changed; another process's write invalidates it")
         func generationCache() async throws {
             try await TestPostgres.with { server in
-                let a = PostgresTokenCoordinator(
-                    database: try PostgresDatabase(connection: server.connection), key: "k")
-                let b = PostgresTokenCoordinator(
-                    database: try PostgresDatabase(connection: server.connection), key: "k")
+                let (a, b) = try Self.twoProcesses(server)
                 _ = try await b.read()
                 await a.database.waitUntil { a.database.isListening }
                 let generation = try await a.currentGeneration()
@@ -76,10 +80,7 @@
         @Test("the lease is exclusive across two stores (two processes), and the next one takes it once released")
         func leaseExclusive() async throws {
             try await TestPostgres.with { server in
-                let a = PostgresTokenCoordinator(
-                    database: try PostgresDatabase(connection: server.connection), key: "k")
-                let b = PostgresTokenCoordinator(
-                    database: try PostgresDatabase(connection: server.connection), key: "k")
+                let (a, b) = try Self.twoProcesses(server)
                 let lease = try await a.acquireLease(expiringAfter: 600, waitingAtMost: 5)
                 await #expect(throws: TokenLeaseTimeout.self) {
                     _ = try await b.acquireLease(expiringAfter: 600, waitingAtMost: 0.2)
@@ -99,10 +100,7 @@
         @Test("a holder whose connection is killed frees the lease at once, and its late write is refused")
         func killedHolder() async throws {
             try await TestPostgres.with { server in
-                let a = PostgresTokenCoordinator(
-                    database: try PostgresDatabase(connection: server.connection), key: "k")
-                let b = PostgresTokenCoordinator(
-                    database: try PostgresDatabase(connection: server.connection), key: "k")
+                let (a, b) = try Self.twoProcesses(server)
                 let lease = try await a.acquireLease(expiringAfter: 600, waitingAtMost: 5)
                 let read = try await a.read()
                 let killed = try await b.database.query(
@@ -123,10 +121,7 @@
         @Test("a hung holder is given up on after its lease expires (the database's clock); its late write is refused")
         func hungHolder() async throws {
             try await TestPostgres.with { server in
-                let a = PostgresTokenCoordinator(
-                    database: try PostgresDatabase(connection: server.connection), key: "k")
-                let b = PostgresTokenCoordinator(
-                    database: try PostgresDatabase(connection: server.connection), key: "k")
+                let (a, b) = try Self.twoProcesses(server)
                 let lease = try await a.acquireLease(expiringAfter: 0.3, waitingAtMost: 5)
                 let read = try await a.read()
                 let taken = try await b.acquireLease(expiringAfter: 600, waitingAtMost: 30)
@@ -143,10 +138,7 @@
         @Test("after a server restart the store reconnects: reads, writes, leases and the generation cache work again")
         func restart() async throws {
             try await TestPostgres.with { server in
-                let a = PostgresTokenCoordinator(
-                    database: try PostgresDatabase(connection: server.connection), key: "k")
-                let b = PostgresTokenCoordinator(
-                    database: try PostgresDatabase(connection: server.connection), key: "k")
+                let (a, b) = try Self.twoProcesses(server)
                 #expect(try await a.write(Self.token("1"), change: .refreshed, ifGeneration: 0) == 1)
                 await a.database.waitUntil { a.database.isListening }
                 let held = try await a.acquireLease(expiringAfter: 600, waitingAtMost: 5)
@@ -196,10 +188,7 @@
         @Test("a lease asked for with a NaN, infinite or negative duration or wait is clamped, never a trap")
         func hostileLeaseTimes() async throws {
             try await TestPostgres.with { server in
-                let a = PostgresTokenCoordinator(
-                    database: try PostgresDatabase(connection: server.connection), key: "k")
-                let b = PostgresTokenCoordinator(
-                    database: try PostgresDatabase(connection: server.connection), key: "k")
+                let (a, b) = try Self.twoProcesses(server)
                 for (duration, wait) in [(TimeInterval.nan, TimeInterval.infinity), (.infinity, .nan), (-5, -5)] {
                     // Granted (the lease is free) and given back: the next round takes it again.
                     let lease = try await a.acquireLease(expiringAfter: duration, waitingAtMost: wait)
