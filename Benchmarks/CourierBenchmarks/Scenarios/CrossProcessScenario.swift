@@ -234,7 +234,8 @@ struct CrossProcessScenario {
             case "freshness-own": _ = try await setup.own(count)
             case "freshness-check": _ = try await setup.check(count)
             default:
-                progress("unknown variant \(variant): freshness-table, freshness-file, freshness-own or freshness-check")
+                progress(
+                    "unknown variant \(variant): freshness-table, freshness-file, freshness-own or freshness-check")
                 return 2
             }
         } catch {
