@@ -78,7 +78,10 @@ final class LockFile: Sendable {
                 // Non-blocking, so that a FIFO put in its place cannot hang a request.
                 let flags = O_RDONLY | O_NONBLOCK
                 descriptor = POSIX.open(url.path, flags | POSIX.noAccessTime)
-                if descriptor < 0, POSIX.noAccessTime != 0 { descriptor = POSIX.open(url.path, flags) }
+                // Refused only to a process that does not own the file (EPERM).
+                if descriptor < 0, errno == EPERM, POSIX.noAccessTime != 0 {
+                    descriptor = POSIX.open(url.path, flags)
+                }
             }
             return descriptor
         }
