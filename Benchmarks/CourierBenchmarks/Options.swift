@@ -31,7 +31,9 @@ struct Options: Sendable {
 
         The usual way to run everything: scripts/bench [--quick] [--json FILE]
 
-        For profilers: --spin floor|pipeline|stub|telemetry COUNT runs only that loop, COUNT times.
+        For profilers: --spin floor|pipeline|stub|telemetry COUNT runs only that loop, COUNT times;
+        so does --spin freshness-file|freshness-own|freshness-check COUNT (the freshness check);
+        --spin freshness-table ROUNDS measures the freshness check alone and prints its rows.
         """
 
     struct Invalid: Error, CustomStringConvertible {
