@@ -191,7 +191,10 @@ let openSSLTargets: [Target] = [
     // Proofs signed with OpenSSLP256Key, verified by Python's `cryptography` (verify_dpop.py).
     .testTarget(
         name: "CourierOpenSSLTests",
-        dependencies: ["Courier", "CourierTestServer", .target(name: "CourierOpenSSL", condition: whenOpenSSL)],
+        dependencies: [
+            "Courier", "CourierTesting", "CourierTestServer", "CourierTestServerTargets",
+            .target(name: "CourierOpenSSL", condition: whenOpenSSL),
+        ],
         exclude: ["verify_dpop.py"]
     ),
 ]

@@ -17,12 +17,21 @@ public struct OAuthToken: Codable, Sendable, Equatable {
     public var expiresAt: Date?
     /// When the token was issued (received), so its lifetime is known after a reload too.
     public var issuedAt: Date?
+    /// The DPoP key the token is bound to (RFC 9449), as its session's ``DPoPKeyFactory``
+    /// exported it: a DPoP session (``AuthSession/init(store:refresh:acquire:now:refreshWindow:refreshTimeout:abandonRefreshAfter:sessionEndingRule:dpop:)``)
+    /// sets it on every token it stores, so the key travels with the token to every process
+    /// that shares the store. `nil` for a bearer token. It is a secret, as the refresh token
+    /// is: never shown by ``description`` or `dump()`.
+    public var dpopKey: Data?
 
     /// Creates a token.
+    ///
+    /// `dpopKey` is for tokens bound to a DPoP key; a DPoP session sets it itself.
     public init(
         accessToken: String, refreshToken: String? = nil, tokenType: String = "Bearer",
-        expiresAt: Date? = nil, issuedAt: Date? = nil
+        expiresAt: Date? = nil, issuedAt: Date? = nil, dpopKey: Data? = nil
     ) {
+        self.dpopKey = dpopKey
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.tokenType = tokenType
@@ -95,6 +104,7 @@ public struct OAuthToken: Codable, Sendable, Equatable {
         self.tokenType = type.caseInsensitiveCompare("bearer") == .orderedSame ? "Bearer" : type
         self.issuedAt = receivedAt
         self.expiresAt = nil
+        self.dpopKey = nil
         // Checked before anyone can store it (and before a megabyte is read as a JWT): a
         // token that cannot be sent must not replace one that can, nor its rotated refresh
         // token a good one.
@@ -204,7 +214,9 @@ extension OAuthToken: CustomStringConvertible, CustomDebugStringConvertible {
         } else {
             expiry = "never expires"
         }
-        return "OAuthToken(\(tokenType), \(expiry), refresh token \(refreshToken == nil ? "absent" : "present"))"
+        let key = dpopKey == nil ? "" : ", DPoP key present"
+        return
+            "OAuthToken(\(tokenType), \(expiry), refresh token \(refreshToken == nil ? "absent" : "present")\(key))"
     }
 
     /// Same as ``description``.

@@ -107,7 +107,14 @@ extension Provider {
     ) async throws(CourierError) -> Response {
         let interceptors = configuration.interceptors
         guard index < interceptors.count else {
-            return try await attempt(request, context: context, call: call).get()
+            let result = await attempt(request, context: context, call: call)
+            // A DPoP session's token request (from its refresh, acquire or sign-in) that the
+            // token endpoint refused for want of a nonce goes again once, with it.
+            guard let signing = DPoPTokenRequest.current, signing.signer.observe(result), context.isReplayable
+            else { return try result.get() }
+            let again = await attempt(request, context: context, call: call)
+            _ = signing.signer.observe(again)
+            return try again.get()
         }
         return try await interceptors[index].intercept(request, context: context) {
             (request, context) async throws(CourierError) -> Response in
@@ -119,9 +126,13 @@ extension Provider {
     nonisolated(nonsending) private func attempt(_ request: URLRequest, context: RequestContext, call: RequestCall)
         async -> Result<Response, CourierError>
     {
-        let prepared: URLRequest
+        var prepared: URLRequest
         do {
             prepared = try await prepareRequest(request, target: context.target)
+            if let signing = DPoPTokenRequest.current, prepared.value(forHTTPHeaderField: "DPoP") == nil {
+                // Signed last, so the proof's htm and htu are the request's as sent.
+                prepared = try await signing.signer.withProof(prepared, accessToken: nil, key: signing.key)
+            }
         } catch {
             // Moya tells the plugins about a request cancelled before it left; other failures
             // to build the request reach the caller only.
