@@ -198,6 +198,9 @@ let openSSLTargets: [Target] = [
         exclude: ["verify_dpop.py"]
     ),
 ]
+// The benchmark's DPoP scenario signs with OpenSSLP256Key when the trait is on (scripts/bench).
+package.targets.first { $0.name == "CourierBenchmarks" }?.dependencies.append(
+    .target(name: "CourierOpenSSL", condition: whenOpenSSL))
 for target in openSSLTargets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
 }

@@ -170,10 +170,12 @@ public struct ReauthenticationInterceptor: RequestInterceptor {
         guard Self.answeredByTokenOrigin(response), refreshPolicy.isAuthenticationFailure(response) else {
             return nil
         }
-        // A DPoP server that refused the proof, not the token: a new token would not help.
+        // A DPoP server that refused the proof or wants a nonce (again), not the token: a new
+        // token would not help, and a nonce challenge is never a refresh.
         if auth.dpop != nil,
-            AuthenticationChallenge.parse(wwwAuthenticateOf: response.response).first(scheme: "DPoP")?["error"]
-                == "invalid_dpop_proof"
+            let error = AuthenticationChallenge.parse(wwwAuthenticateOf: response.response).first(scheme: "DPoP")?[
+                "error"],
+            error == "invalid_dpop_proof" || error == "use_dpop_nonce"
         {
             return nil
         }
