@@ -198,6 +198,10 @@ let openSSLTargets: [Target] = [
         exclude: ["verify_dpop.py"]
     ),
 ]
+// The cross-process child signs with DPoP (`--dpop`) when the trait is on: CourierOpenSSLTests
+// runs several of it on one token file.
+package.targets.first { $0.name == "CourierCrossProcessChild" }?.dependencies.append(
+    .target(name: "CourierOpenSSL", condition: whenOpenSSL))
 // The benchmark's DPoP scenario signs with OpenSSLP256Key when the trait is on (scripts/bench).
 package.targets.first { $0.name == "CourierBenchmarks" }?.dependencies.append(
     .target(name: "CourierOpenSSL", condition: whenOpenSSL))
