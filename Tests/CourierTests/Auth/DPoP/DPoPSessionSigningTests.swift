@@ -214,6 +214,29 @@ struct DPoPSessionSigningTests {
         #expect(plain.lastRequest?.value(forHTTPHeaderField: "DPoP") == nil)
     }
 
+    @Test("a first token from acquire is bound to a new key, and its token request carries a proof made with it")
+    func acquireGetsANewKey() async throws {
+        let tokenTransport = ScriptedTransport(replies: [
+            .json(#"{"access_token":"at-a","token_type":"DPoP","expires_in":3600}"#)
+        ])
+        let tokens = Provider<TokenRequest>(transport: tokenTransport)
+        let api = ScriptedTransport(replies: [.status(200)])
+        let session = AuthSession(
+            refresh: { $0 }, acquire: { try OAuthToken(response: await tokens.request(TokenRequest())) },
+            dpop: FakeKeyFactory())
+        _ = try await RefreshableProvider<API>(auth: session, transport: api).request(API())
+        #expect(await session.token?.dpopKey == Data("key-1".utf8))
+        let tokenProof = try #require(tokenTransport.lastRequest?.value(forHTTPHeaderField: "DPoP"))
+        #expect(DecodedProof.base64URL(String(tokenProof.split(separator: ".").last!)) == Data(repeating: 1, count: 64))
+        #expect(api.lastRequest?.value(forHTTPHeaderField: "Authorization") == "DPoP at-a")
+    }
+
+    @Test("the proof, like Authorization, is dropped on a redirect to another origin")
+    func proofIsOriginBound() {
+        #expect(CrossOriginRedirect.dropsHeader(named: "DPoP"))
+        #expect(CrossOriginRedirect.dropsHeader(named: "dpop"))
+    }
+
     @Test("a token's key never shows in its description or dump")
     func keyIsRedacted() {
         let token = Self.boundToken
