@@ -31,7 +31,7 @@ struct Options: Sendable {
 
         The usual way to run everything: scripts/bench [--quick] [--json FILE]
 
-        For profilers: --spin floor|pipeline|stub|telemetry COUNT runs only that loop, COUNT times.
+        For profilers: --spin floor|pipeline|stub|telemetry|dpop|dpop-bearer COUNT runs only that loop, COUNT times.
         """
 
     struct Invalid: Error, CustomStringConvertible {

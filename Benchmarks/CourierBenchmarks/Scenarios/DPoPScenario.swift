@@ -45,6 +45,28 @@ struct DPoPScenario {
                 statusCode: 200, data: smallJSONBody, headers: ["Content-Type": "application/json"]))
     }
 
+    /// Runs one loop `count` times and nothing else, for `perf` or callgrind: `dpop` (a
+    /// DPoP-bound request) or `dpop-bearer`.
+    static func spin(_ variant: String, count: Int) async -> Int32 {
+        do {
+            let factory = makeFactory()
+            let key = try await factory.makeKey()
+            let expiry = Date().addingTimeInterval(86_400)
+            let provider =
+                variant == "dpop-bearer"
+                ? Self.provider(token: OAuthToken(accessToken: "bearer", expiresAt: expiry), factory: factory)
+                : Self.provider(
+                    token: OAuthToken(
+                        accessToken: "bound", tokenType: "DPoP", expiresAt: expiry, dpopKey: try factory.exportKey(key)),
+                    factory: factory)
+            _ = try await Timing.perCall(count) { try await provider.request(.item).statusCode }
+            return 0
+        } catch {
+            progress("error: \(error)")
+            return 1
+        }
+    }
+
     func run() async throws -> ScenarioResult {
         let factory = Self.makeFactory()
         let key = try await factory.makeKey()

@@ -102,8 +102,7 @@ public struct AuthPlugin: PluginType {
                 }
                 continue
             }
-            // Checked as a bearer header is (CR, LF, NUL), then replaced by the DPoP pair.
-            _ = try signed(request, with: token, as: authorizationType)
+            try Self.checkAuthorization("DPoP \(token.accessToken)", url: request.url)
             return (try await dpop.signed(request, accessToken: token.accessToken, key: key), token)
         }
         throw .authentication(.sessionExpired)
@@ -122,17 +121,21 @@ public struct AuthPlugin: PluginType {
         var request = request
         let scheme = authorizationType == .bearer ? token.tokenType : authorizationType.value
         let value = "\(scheme) \(token.accessToken)"
-        // Foundation silently drops a value with CR or LF: the request would go out unsigned
-        // (or, elsewhere, with an injected header). Refuse it, never showing the token.
+        try Self.checkAuthorization(value, url: request.url)
+        request.setValue(value, forHTTPHeaderField: "Authorization")
+        return request
+    }
+
+    /// Foundation silently drops a header value with CR or LF: the request would go out
+    /// unsigned (or, elsewhere, with an injected header). Refuses it, never showing the token.
+    static func checkAuthorization(_ value: String, url: URL?) throws(CourierError) {
         if let character = value.unicodeScalars.first(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
             throw CourierError.underlying(
                 RequestValidationError(
                     reason: .invalidHeaderValue(headerName: "Authorization", invalidCharacter: character),
-                    url: request.url),
+                    url: url),
                 nil)
         }
-        request.setValue(value, forHTTPHeaderField: "Authorization")
-        return request
     }
 
     /// Whether `request` goes to a host allowed to receive the token.

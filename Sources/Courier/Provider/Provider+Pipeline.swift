@@ -107,19 +107,28 @@ extension Provider {
     ) async throws(CourierError) -> Response {
         let interceptors = configuration.interceptors
         guard index < interceptors.count else {
-            let result = await attempt(request, context: context, call: call)
-            // A DPoP session's token request (from its refresh, acquire or sign-in) that the
-            // token endpoint refused for want of a nonce goes again once, with it.
-            guard let signing = DPoPTokenRequest.current, signing.signer.observe(result), context.isReplayable
-            else { return try result.get() }
-            let again = await attempt(request, context: context, call: call)
-            _ = signing.signer.observe(again)
-            return try again.get()
+            return try await attemptAnsweringNonce(request, context: context, call: call).get()
         }
         return try await interceptors[index].intercept(request, context: context) {
             (request, context) async throws(CourierError) -> Response in
             try await self.intercepting(from: index + 1, request, context, call: call)
         }
+    }
+
+    /// One attempt; a DPoP session's token request (from its refresh, acquire or sign-in) that
+    /// the token endpoint refused for want of a nonce goes again once, with it. A function of
+    /// its own, so that its locals stay off the frame of `intercepting`, which every request
+    /// waiting inside a stage keeps.
+    nonisolated(nonsending) private func attemptAnsweringNonce(
+        _ request: URLRequest, context: RequestContext, call: RequestCall
+    ) async -> Result<Response, CourierError> {
+        let result = await attempt(request, context: context, call: call)
+        guard let signing = DPoPTokenRequest.current, signing.signer.observe(result), context.isReplayable else {
+            return result
+        }
+        let again = await attempt(request, context: context, call: call)
+        _ = signing.signer.observe(again)
+        return again
     }
 
     /// One pass through the pipeline: every plugin hook runs once.
