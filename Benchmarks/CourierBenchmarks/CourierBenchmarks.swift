@@ -18,6 +18,7 @@ enum CourierBenchmarks {
         }
         if let (variant, count) = options.spin {
             if let status = await CrossProcessScenario.spin(variant, count: count) { exit(status) }
+            if variant.hasPrefix("dpop") { exit(await DPoPScenario.spin(variant, count: count)) }
             exit(await PipelineScenario.spin(variant, count: count))
         }
         if let child = options.child {

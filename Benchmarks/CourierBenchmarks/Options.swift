@@ -4,7 +4,7 @@ import Foundation
 struct Options: Sendable {
     /// The scenarios, in the order they run.
     enum Scenario: String, CaseIterable, Sendable {
-        case pipeline, loopback, storm, gatedstorm, crossprocess, queue, soak, upload, faultsoak, bomb, redaction
+        case pipeline, loopback, storm, gatedstorm, crossprocess, queue, soak, upload, faultsoak, bomb, redaction, dpop
     }
 
     var quick = false
@@ -31,7 +31,7 @@ struct Options: Sendable {
 
         The usual way to run everything: scripts/bench [--quick] [--json FILE]
 
-        For profilers: --spin floor|pipeline|stub|telemetry COUNT runs only that loop, COUNT times;
+        For profilers: --spin floor|pipeline|stub|telemetry|dpop|dpop-bearer COUNT runs only that loop, COUNT times;
         so does --spin freshness-file|freshness-own|freshness-check COUNT (the freshness check);
         --spin freshness-table ROUNDS measures the freshness check alone and prints its rows.
         """

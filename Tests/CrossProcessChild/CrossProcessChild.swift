@@ -2,6 +2,10 @@ import Courier
 import CourierTestServerTargets
 import Foundation
 
+#if OpenSSLSigning
+    import CourierOpenSSL
+#endif
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
@@ -27,8 +31,11 @@ import Foundation
 /// ```
 /// CourierCrossProcessChild --server URL --token-file PATH [--mode work|check] [--sessions K]
 ///     [--workers N] [--duration S] [--interval S] [--leeway S] [--stall-file PATH] [--go]
-///     [--refresh-timeout S] [--abandon-after S]
+///     [--refresh-timeout S] [--abandon-after S] [--dpop]
 /// ```
+///
+/// `--dpop` makes the sessions DPoP-bound (`OpenSSLP256Key.Factory()`): only in a build with the
+/// `OpenSSLSigning` trait (CourierOpenSSLTests launches it so); elsewhere it is refused.
 @main
 enum CrossProcessChild {
     static func main() async {
@@ -39,6 +46,12 @@ enum CrossProcessChild {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             exit(2)
         }
+        #if !OpenSSLSigning
+            if options.dpop {
+                FileHandle.standardError.write(Data("error: --dpop needs the OpenSSLSigning trait\n".utf8))
+                exit(2)
+            }
+        #endif
         switch options.mode {
         case "check": exit(await check(options))
         case "frozen": exit(await frozen(options))
@@ -184,7 +197,17 @@ enum CrossProcessChild {
             },
             // Tokens live seconds here; the guard against refresh loops must not count an
             // ordinary rotation as one.
-            refreshWindow: RefreshWindow(interval: 1, maximumAttempts: 5), refreshTimeout: options.refreshTimeout ?? 30)
+            refreshWindow: RefreshWindow(interval: 1, maximumAttempts: 5), refreshTimeout: options.refreshTimeout ?? 30,
+            dpop: keyFactory(options))
+    }
+
+    /// The sessions' DPoP keys with `--dpop`; `nil` (bearer sessions) otherwise.
+    static func keyFactory(_ options: Options) -> (any DPoPKeyFactory)? {
+        #if OpenSSLSigning
+            return options.dpop ? OpenSSLP256Key.Factory() : nil
+        #else
+            return nil
+        #endif
     }
 
     static func send(_ provider: RefreshableProvider<ChildAPI>, _ target: ChildAPI, _ tally: Tally) async {
@@ -267,6 +290,7 @@ struct Options {
     var go = false
     var refreshTimeout: Double?
     var abandonAfter: Double?
+    var dpop = false
 
     struct Invalid: Error, CustomStringConvertible {
         let description: String
@@ -302,6 +326,7 @@ struct Options {
             case "--go": go = true
             case "--refresh-timeout": refreshTimeout = try number(argument)
             case "--abandon-after": abandonAfter = try number(argument)
+            case "--dpop": dpop = true
             default: throw Invalid(description: "unknown argument \(argument)")
             }
         }
