@@ -62,7 +62,7 @@ extension OpenSSLP256Key {
         ERR_clear_error()
         guard let context = EVP_MD_CTX_new() else { throw .fromQueue(.sign, fallback: "EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, pkey) == 1 else {
+        guard EVP_DigestSignInit(context, nil, sha256Algorithm, nil, pkey) == 1 else {
             throw .fromQueue(.sign, fallback: "EVP_DigestSignInit failed")
         }
         var length = 0
@@ -130,7 +130,7 @@ extension OpenSSLP256Key {
         ERR_clear_error()
         guard let context = EVP_MD_CTX_new() else { throw .fromQueue(.verify, fallback: "EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, pkey) == 1 else {
+        guard EVP_DigestVerifyInit(context, nil, sha256Algorithm, nil, pkey) == 1 else {
             throw .fromQueue(.verify, fallback: "EVP_DigestVerifyInit failed")
         }
         let status = der.withUnsafeBytes { signature in
@@ -146,5 +146,12 @@ extension OpenSSLP256Key {
         return status == 1
     }
 }
+
+/// SHA-256 from the default provider, fetched once. `EVP_sha256()` makes OpenSSL 3 look the
+/// algorithm up again on every use (an "implicit fetch"), which cost more than hashing an
+/// access token on every DPoP proof. A fetched `EVP_MD` is immutable and may be shared by
+/// every thread (OpenSSL 3's threading rules), hence `nonisolated(unsafe)`; `nil` only if the
+/// default provider has no SHA-256, and then the implicit fetch is used.
+nonisolated(unsafe) let sha256Algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA2-256", nil) ?? EVP_sha256()
 
 #endif

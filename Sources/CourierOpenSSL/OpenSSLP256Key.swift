@@ -130,7 +130,7 @@ public final class OpenSSLP256Key: DPoPKey {
             digest.withUnsafeMutableBytes { output in
                 EVP_Digest(
                     input.baseAddress, input.count, output.bindMemory(to: UInt8.self).baseAddress, &length,
-                    EVP_sha256(), nil)
+                    sha256Algorithm, nil)
             }
         }
         guard status == 1, length == 32 else { throw .fromQueue(.digest, fallback: "EVP_Digest failed") }

@@ -282,6 +282,37 @@ struct DPoPSessionTests {
         #expect(try await provider.request(fixture.list).statusCode == 200)
     }
 
+    @Test(
+        "a refresh whose proof the server refuses (another key) fails without a logout and without using the refresh token up"
+    )
+    func refusedRefreshProofIsNotALogout() async throws {
+        let fixture = try await Fixture(nonces: false)
+        let first = fixture.session()
+        try await fixture.signIn(first)
+        // The stored key swapped for another valid key: proofs are well formed, but not the
+        // key the server bound the tokens to.
+        let store = FileTokenStore(url: fixture.tokenFile)
+        var tampered = try #require(try store.load())
+        tampered.dpopKey = try OpenSSLP256Key.Factory().exportKey(try OpenSSLP256Key.generate())
+        try store.save(tampered)
+        #expect(try await fixture.server.expireAccessTokens() >= 1)
+
+        let session = fixture.session()
+        let provider = fixture.provider(session)
+        await #expect {
+            _ = try await provider.request(fixture.list)
+        } throws: { error in
+            guard case .authentication(.refreshFailed(let underlying)) = error as? CourierError else { return false }
+            let text = String(describing: underlying)
+            return text.contains("invalid_dpop_proof") && !text.contains(tampered.refreshToken ?? "-")
+        }
+        #expect(await session.isSessionExpired == false)
+        #expect(try store.load()?.refreshToken == tampered.refreshToken)
+        let counters = try await fixture.server.counters()
+        #expect(counters.refreshSuccesses == 0)
+        #expect(counters.refreshTokenReuses == 0)
+    }
+
     @Test("a DPoP-bound token without its key is refused at sign-in, not at the first request")
     func signInRefusesAnUnboundToken() async throws {
         let fixture = try await Fixture(nonces: false)

