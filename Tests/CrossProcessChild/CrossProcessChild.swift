@@ -2,6 +2,10 @@ import Courier
 import CourierTestServerTargets
 import Foundation
 
+#if PostgreSQLStore
+    import CourierPostgres
+#endif
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
@@ -24,10 +28,24 @@ import Foundation
 /// - `CHECK needsSignIn=… ok=…` in `check` mode (a fresh process that uses the file);
 /// - `HOLDING`, then `KEPT` or `SENT`, then `RESULT ok=…` in `frozen` mode (see `frozen`).
 ///
+/// With `--postgres` (built with the PostgreSQLStore trait) the sessions share a
+/// `PostgresTokenStore` instead of the token file: one session per key of `--keys`, on one
+/// `PostgresDatabase` of the process. Then the lines name the key (`REFRESH k`), and in
+/// `work` mode, after `GO`:
+///
+/// - `HOLDING k` when a refresh claimed the freeze file (`--freeze-file`): it waits for a line
+///   `SEND` (the test stops the process meanwhile, past its lease, and continues it), then its
+///   request goes out from a task the session's abandonment does not cancel, and it says
+///   `KEPT k` when the lost lease kept the refresh token home, `SENT k` when it left;
+/// - `WRITING k` when the write of a refreshed token claimed the restart file
+///   (`--restart-file`): the token endpoint has answered, and the write waits for a line
+///   `RESUME` (the test restarts the database meanwhile).
+///
 /// ```
 /// CourierCrossProcessChild --server URL --token-file PATH [--mode work|check] [--sessions K]
 ///     [--workers N] [--duration S] [--interval S] [--leeway S] [--stall-file PATH] [--go]
 ///     [--refresh-timeout S] [--abandon-after S]
+///     [--postgres CONNINFO --keys K1,K2,… [--freeze-file PATH] [--restart-file PATH]]
 /// ```
 @main
 enum CrossProcessChild {
@@ -51,7 +69,13 @@ enum CrossProcessChild {
     /// Sends signed requests from `workers` tasks per session until `duration` has passed.
     static func work(_ options: Options) async -> Int32 {
         let tally = Tally()
-        let sessions = (0..<options.sessions).map { _ in makeSession(options, tally: tally) }
+        let sessions: [AuthSession]
+        do {
+            sessions = try makeSessions(options, tally: tally)
+        } catch {
+            say("FAILED \(error)")
+            return 4
+        }
         for session in sessions {
             Task {
                 for await event in session.events where event == .sessionExpired { tally.add(\.logouts) }
@@ -61,6 +85,8 @@ enum CrossProcessChild {
         if !options.go {
             guard readLine() == "GO" else { return 3 }
         }
+        // Later lines (`SEND`, `RESUME`) are for the held refreshes and writes.
+        Input.shared.start()
         let deadline = ContinuousClock.now + .milliseconds(Int(options.duration * 1000))
         await withTaskGroup(of: Void.self) { group in
             for session in sessions {
@@ -88,10 +114,21 @@ enum CrossProcessChild {
     /// A fresh process on the file: it must need no sign-in and its request must succeed.
     static func check(_ options: Options) async -> Int32 {
         let tally = Tally()
-        let session = makeSession(options, tally: tally)
-        let needsSignIn = await session.needsSignIn
-        let provider = RefreshableProvider<ChildAPI>(auth: session)
-        await send(provider, ChildAPI(base: options.server, path: "api/check"), tally)
+        let sessions: [AuthSession]
+        do {
+            sessions = try makeSessions(options, tally: tally)
+        } catch {
+            say("FAILED \(error)")
+            return 4
+        }
+        var needSignIn = 0
+        for session in sessions {
+            if await session.needsSignIn { needSignIn += 1 }
+            let provider = RefreshableProvider<ChildAPI>(auth: session)
+            await send(provider, ChildAPI(base: options.server, path: "api/check"), tally)
+        }
+        // On one session (the token file), `needsSignIn` is a Boolean, as it always was.
+        let needsSignIn = options.postgres == nil ? "\(needSignIn > 0)" : "\(needSignIn)"
         say("CHECK needsSignIn=\(needsSignIn) ok=\(tally.counts.ok) \(tally.counts.firstFailure)")
         return 0
     }
@@ -163,28 +200,85 @@ enum CrossProcessChild {
 
     // MARK: Pieces
 
-    static func makeSession(_ options: Options, tally: Tally) -> AuthSession {
+    /// `sessions` sessions on the token file, or with `--postgres` one per key on one database.
+    static func makeSessions(_ options: Options, tally: Tally) throws -> [AuthSession] {
+        guard let connection = options.postgres else {
+            return (0..<options.sessions).map { _ in
+                makeSession(options, store: FileTokenStore(url: options.tokenFile), key: nil, tally: tally)
+            }
+        }
+        #if PostgreSQLStore
+            let database = try PostgresDatabase(connection: connection, maximumConnections: 2)
+            return options.keys.map { key in
+                let store = PostgresTokenStore(database: database, key: key)
+                return makeSession(
+                    options, store: HoldingStore(base: store, restartFile: options.restartFile), key: key,
+                    tally: tally)
+            }
+        #else
+            throw Options.Invalid(description: "--postgres needs the PostgreSQLStore trait (\(connection.count) chars)")
+        #endif
+    }
+
+    static func makeSession(_ options: Options, store: any TokenStore, key: String?, tally: Tally) -> AuthSession {
         let tokens = Provider<TokenEndpoint>()
         let server = options.server
         let stallFile = options.stallFile
+        let freezeFile = options.freezeFile
+        let named = key.map { " " + $0 } ?? ""
         return AuthSession(
-            store: FileTokenStore(url: options.tokenFile),
+            store: store,
             refresh: { token in
                 if let stallFile, unlink(stallFile) == 0 {
                     // Chosen to be killed while it holds the lease, before its refresh reaches
                     // the server.
-                    say("STALLED")
+                    say("STALLED" + named)
                     while true { try await Task.sleep(for: .seconds(3600)) }
                 }
+                if let freezeFile, unlink(freezeFile) == 0 {
+                    return try await heldRefresh(token, server: server, named: named, tally: tally)
+                }
                 tally.add(\.refreshes)
-                say("REFRESH")
+                say("REFRESH" + named)
                 let response = try await tokens.request(
                     TokenEndpoint(base: server, grant: .refresh(token.refreshToken ?? "")))
                 return try OAuthToken(response: response)
             },
             // Tokens live seconds here; the guard against refresh loops must not count an
             // ordinary rotation as one.
-            refreshWindow: RefreshWindow(interval: 1, maximumAttempts: 5), refreshTimeout: options.refreshTimeout ?? 30)
+            refreshWindow: RefreshWindow(interval: 1, maximumAttempts: 5), refreshTimeout: options.refreshTimeout ?? 30,
+            abandonRefreshAfter: options.abandonAfter)
+    }
+
+    /// A refresh held before its request leaves until the line `SEND` arrives (the test stops
+    /// the process meanwhile, until another process has taken the lease over), then sent from
+    /// a task the session's abandonment does not cancel: only the lease check keeps the stale
+    /// refresh token home (`KEPT`); `SENT` when the request left.
+    static func heldRefresh(_ token: OAuthToken, server: URL, named: String, tally: Tally) async throws -> OAuthToken {
+        let tokens = Provider<TokenEndpoint>()
+        say("HOLDING" + named)
+        await Input.shared.wait(for: "SEND")
+        let sent = await Task { () -> Result<Response, CourierError> in
+            do throws(CourierError) {
+                return .success(
+                    try await tokens.request(TokenEndpoint(base: server, grant: .refresh(token.refreshToken ?? ""))))
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        switch sent {
+        case .success(let response):
+            tally.add(\.refreshes)
+            say("SENT" + named)
+            return try OAuthToken(response: response)
+        case .failure(let error):
+            if case .underlying(let underlying, _) = error, underlying is TokenLeaseLost {
+                say("KEPT" + named)
+            } else {
+                say("FAILED" + named + " \(error)")
+            }
+            throw error
+        }
     }
 
     static func send(_ provider: RefreshableProvider<ChildAPI>, _ target: ChildAPI, _ tally: Tally) async {
@@ -267,6 +361,10 @@ struct Options {
     var go = false
     var refreshTimeout: Double?
     var abandonAfter: Double?
+    var postgres: String?
+    var keys = ["k"]
+    var freezeFile: String?
+    var restartFile: String?
 
     struct Invalid: Error, CustomStringConvertible {
         let description: String
@@ -302,8 +400,110 @@ struct Options {
             case "--go": go = true
             case "--refresh-timeout": refreshTimeout = try number(argument)
             case "--abandon-after": abandonAfter = try number(argument)
+            case "--postgres": postgres = try value(argument)
+            case "--keys": keys = try value(argument).split(separator: ",").map(String.init)
+            case "--freeze-file": freezeFile = try value(argument)
+            case "--restart-file": restartFile = try value(argument)
             default: throw Invalid(description: "unknown argument \(argument)")
             }
         }
     }
 }
+
+/// The lines that arrive on standard input after `GO`, for the refreshes and writes that wait
+/// for one (`SEND`, `RESUME`): read on a thread of their own, never on the cooperative pool.
+final class Input: Sendable {
+    static let shared = Input()
+
+    private struct State {
+        var started = false
+        var arrived: [String: Int] = [:]
+        var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+    }
+
+    private let state = Locked(State())
+
+    /// Starts reading (once).
+    func start() {
+        let first = state.withValue { state in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard first else { return }
+        Thread {
+            while let line = readLine() {
+                let resumed = self.state.withValue { state -> CheckedContinuation<Void, Never>? in
+                    if var waiters = state.waiting[line], !waiters.isEmpty {
+                        let first = waiters.removeFirst()
+                        state.waiting[line] = waiters
+                        return first
+                    }
+                    state.arrived[line, default: 0] += 1
+                    return nil
+                }
+                resumed?.resume()
+            }
+        }.start()
+    }
+
+    /// Returns when `line` arrives (or has arrived and was not waited for yet).
+    func wait(for line: String) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withValue { state -> Bool in
+                if let count = state.arrived[line], count > 0 {
+                    state.arrived[line] = count - 1
+                    return true
+                }
+                state.waiting[line, default: []].append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+}
+
+#if PostgreSQLStore
+    /// A `PostgresTokenStore` whose coordinator holds the write of one refreshed token (the
+    /// one that claims the restart file) until the line `RESUME` arrives: the token endpoint
+    /// has answered and the database is restarted before the new token is written.
+    struct HoldingStore: TokenStore {
+        let base: PostgresTokenStore
+        let held: HoldingCoordinator
+
+        init(base: PostgresTokenStore, restartFile: String?) {
+            self.base = base
+            self.held = HoldingCoordinator(base: base.postgresCoordinator, restartFile: restartFile)
+        }
+
+        func load() throws -> OAuthToken? { try base.load() }
+        func save(_ token: OAuthToken?) throws { try base.save(token) }
+        var coordinator: (any TokenStoreCoordinator)? { held }
+    }
+
+    struct HoldingCoordinator: TokenStoreCoordinator {
+        let base: PostgresTokenCoordinator
+        let restartFile: String?
+
+        nonisolated(nonsending) func currentGeneration() async throws -> UInt64? {
+            try await base.currentGeneration()
+        }
+
+        nonisolated(nonsending) func read() async throws -> StoredToken { try await base.read() }
+
+        nonisolated(nonsending) func write(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?)
+            async throws -> UInt64?
+        {
+            if change == .refreshed, let restartFile, unlink(restartFile) == 0 {
+                CrossProcessChild.say("WRITING " + base.key)
+                await Input.shared.wait(for: "RESUME")
+            }
+            return try await base.write(token, change: change, ifGeneration: expected)
+        }
+
+        func acquireLease(expiringAfter duration: TimeInterval, waitingAtMost timeout: TimeInterval) async throws
+            -> any TokenLease
+        {
+            try await base.acquireLease(expiringAfter: duration, waitingAtMost: timeout)
+        }
+    }
+#endif
