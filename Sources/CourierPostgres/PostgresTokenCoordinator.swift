@@ -95,7 +95,10 @@
                 )
                 SELECT generation, pg_notify($4, $1) FROM written
                 """,
-                [key, json, String(change.rawValue), database.channel, expected.map(String.init)])
+                [key, json, String(change.rawValue), database.channel, expected.map(String.init)],
+                // Retried on another connection when its own was closed (a restart): a retry of
+                // a fenced write that took effect is refused, and reading tells.
+                retryable: true)
             return rows.first?.first.flatMap { $0.flatMap(UInt64.init) }
         }
 
@@ -195,7 +198,9 @@
             } catch {
                 guard connection != nil else { return false }
                 let rows = try? await database.query(
-                    extend + " AND lease_taken < pg_postmaster_start_time() RETURNING 1", [key, owner, String(duration)])
+                    extend + " AND lease_taken < pg_postmaster_start_time() RETURNING 1",
+                    [key, owner, String(duration)],
+                    retryable: true)
                 return !(rows ?? []).isEmpty
             }
         }
@@ -212,7 +217,7 @@
                 SELECT pg_notify($3, $1) FROM cleared
                 """
             guard let connection else {
-                _ = try? await database.query(clear, [key, owner, database.channel])
+                _ = try? await database.query(clear, [key, owner, database.channel], retryable: true)
                 return
             }
             do {
@@ -224,7 +229,7 @@
                 // Closing the connection frees the advisory lock; a lease row left naming this
                 // owner is backed by a lock nobody holds now, so the next session takes it.
                 database.engine.unpin(connection, reuse: false)
-                _ = try? await database.query(clear, [key, owner, database.channel])
+                _ = try? await database.query(clear, [key, owner, database.channel], retryable: true)
             }
         }
 

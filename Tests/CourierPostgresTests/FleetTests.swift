@@ -33,8 +33,10 @@
             var duration: TimeInterval = 60
             var lifetime: TimeInterval = 4
             var leeway: TimeInterval = 0.5
-            /// The lease lasts this + 30 s: how long the stopped holder keeps its key's fleet waiting.
-            var abandonAfter: TimeInterval = 3
+            /// The refresh time-out, also the abandonment's (a session abandons no sooner than it
+            /// times out): the lease lasts this + 30 s, how long the stopped holder keeps its key's
+            /// fleet waiting (their requests time out meanwhile: `timedOut`, never a logout).
+            var refreshTimeout: TimeInterval = 3
             var kills = 3
 
             func keyNames(of process: Int) -> [String] {
@@ -54,6 +56,8 @@
             var restartFailure: String?
             var timedOut = false
             var elapsed: TimeInterval = 0
+            /// What happened when, in seconds since the sign-in: printed, for a failed run.
+            var timeline: [String] = []
 
             /// At most one refresh per expiry, plus 25 %, plus the first.
             func refreshBound(_ run: Run) -> Int { Int((elapsed / run.lifetime * 1.25).rounded(.up)) + 1 }
@@ -105,9 +109,8 @@
                     folder.appendingPathComponent("unused.json").path, "--postgres", database.connection, "--keys",
                     run.keyNames(of: process).joined(separator: ","), "--workers", "1", "--leeway", "\(run.leeway)",
                     // About 120 requests a second in all.
-                    "--interval", "\(max(0.01, load / 120))", "--abandon-after", "\(run.abandonAfter)",
-                    // Longer than the stopped holder's lease: its key's requests wait for the takeover.
-                    "--refresh-timeout", "\(run.abandonAfter + 45)", "--stall-file", stallFile, "--freeze-file",
+                    "--interval", "\(max(0.01, load / 120))", "--abandon-after", "\(run.refreshTimeout)",
+                    "--refresh-timeout", "\(run.refreshTimeout)", "--stall-file", stallFile, "--freeze-file",
                     freezeFile, "--restart-file", restartFile,
                 ]
             }
@@ -142,9 +145,14 @@
             var running = Set(children.keys)
             var started: ContinuousClock.Instant?
             var frozen: Int?
+            var killedKeys: Set<String> = []
             func touch(_ path: String) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
             for await (id, line) in events {
                 if id == frozen { outcome.frozenLines.append(line) }
+                if !line.hasPrefix("READY"), !line.hasPrefix("DONE") {
+                    outcome.timeline.append(
+                        String(format: "%.1f", signedIn.duration(to: .now).inSeconds) + " p\(id) \(line)")
+                }
                 let words = line.split(separator: " ", maxSplits: 1).map(String.init)
                 switch (words.first ?? "", words.count > 1 ? words[1] : "") {
                 case ("READY", _) where started == nil:
@@ -164,7 +172,7 @@
                     outcome.frozenKey = key
                     outcome.frozenLines.append(line)
                     touch(stallFile)
-                case ("STALLED", _):
+                case ("STALLED", let key):
                     outcome.stalls += 1
                     children[id]?.kill()
                     running.remove(id)
@@ -172,7 +180,10 @@
                     let remaining = max(1, run.duration - Double(elapsed.components.seconds))
                     try launch(["--duration", "\(remaining)", "--go"])
                     running.insert(children.count - 1)
-                    touch(outcome.stalls < run.kills ? stallFile : restartFile)
+                    // The restart comes once other processes took every killed holder's lease
+                    // over: a lease taken before a restart is taken over only when it expires.
+                    killedKeys.insert(key)
+                    if outcome.stalls < run.kills { touch(stallFile) }
                 case ("WRITING", _):
                     // The token endpoint answered; the new token is not written yet.
                     do {
@@ -184,6 +195,9 @@
                     children[id]?.send("RESUME")
                 case ("REFRESH", let key), ("SENT", let key):
                     outcome.refreshes[key, default: 0] += 1
+                    if killedKeys.remove(key) != nil, killedKeys.isEmpty, outcome.stalls == run.kills {
+                        touch(restartFile)
+                    }
                     if key == outcome.frozenKey, id != frozen, !outcome.tookOverFrozen {
                         outcome.tookOverFrozen = true
                         if let frozen { children[frozen]?.signal(SIGCONT) }
@@ -218,11 +232,15 @@
             let summary =
                 "\(run.processes) processes, \(run.keys) keys, \(outcome.stalls) kills, \(outcome.restarts) restarts: "
                 + "\(total("requests")) requests, \(total("ok")) ok, \(total("other")) other failures, "
+                + "\(total("storeDown")) failed while the database was down, "
+                + "\(total("timedOut")) timed out waiting for another process's refresh, "
                 + "\(counters.refreshGrants) refresh grants (\(counters.refreshSuccesses) granted) in "
-                + String(format: "%.1f", outcome.elapsed) + " s, per key \(outcome.refreshes.sorted { $0.key < $1.key }) "
+                + String(format: "%.1f", outcome.elapsed)
+                + " s, per key \(outcome.refreshes.sorted { $0.key < $1.key }) "
                 + "(tokens of \(run.lifetime) s; at most \(bound) allowed), \(counters.protected401) 401s replayed; "
                 + "stopped holder of \(outcome.frozenKey ?? "none"): \(outcome.frozenLines)"
             print("fleet run: " + summary)
+            print("fleet timeline: " + outcome.timeline.joined(separator: "; "))
             #expect(!outcome.timedOut, "\(summary)")
             #expect(outcome.exitedWithoutReport == 0, "\(summary)")
             // A killed process never reports; the one started in its place does.

@@ -62,7 +62,8 @@
                 "pg_ctl",
                 [
                     "-D", data, "-l", log, "-w", "-t", "60", "-o",
-                    "-p \(port) -c listen_addresses=127.0.0.1 -k \(folder.path) -c fsync=off -c max_connections=300", "start",
+                    "-p \(port) -c listen_addresses=127.0.0.1 -k \(folder.path) -c fsync=off -c max_connections=300",
+                    "start",
                 ])
         }
 
@@ -72,7 +73,8 @@
                 "pg_ctl",
                 [
                     "-D", data, "-l", log, "-w", "-t", "60", "-m", "fast", "-o",
-                    "-p \(port) -c listen_addresses=127.0.0.1 -k \(folder.path) -c fsync=off -c max_connections=300", "restart",
+                    "-p \(port) -c listen_addresses=127.0.0.1 -k \(folder.path) -c fsync=off -c max_connections=300",
+                    "restart",
                 ])
         }
 

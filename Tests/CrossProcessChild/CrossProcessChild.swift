@@ -107,7 +107,8 @@ enum CrossProcessChild {
         let counts = tally.counts
         say(
             "DONE requests=\(counts.requests) ok=\(counts.ok) auth=\(counts.auth) other=\(counts.other) "
-                + "logouts=\(counts.logouts) refreshes=\(counts.refreshes) \(counts.firstFailure)")
+                + "storeDown=\(counts.storeDown) timedOut=\(counts.timedOut) logouts=\(counts.logouts) refreshes=\(counts.refreshes) \(counts.firstFailure)"
+        )
         return 0
     }
 
@@ -293,12 +294,33 @@ enum CrossProcessChild {
                 tally.fail(\.other, "status \(response.statusCode)")
             }
         } catch {
-            if case .authentication = error {
+            if isDatabaseDown(error) {
+                tally.add(\.storeDown)
+            } else if case .authentication(.refreshFailed(let reason)) = error, reason is RefreshTimeout {
+                // Waited longer than `--refresh-timeout` for another process's refresh (its
+                // holder is stopped, and its lease has not run out yet).
+                tally.add(\.timedOut)
+            } else if case .authentication = error {
                 tally.fail(\.auth, "\(error)")
             } else {
                 tally.fail(\.other, "\(error)")
             }
         }
+    }
+
+    /// Whether `error` is a request that failed because the database could not be reached
+    /// (`--postgres`): a typed failure while it restarts, never a logout.
+    static func isDatabaseDown(_ error: CourierError) -> Bool {
+        #if PostgreSQLStore
+            switch error {
+            case .authentication(.storeUnavailable(let reason)), .authentication(.refreshFailed(let reason)):
+                guard let reason = reason as? PostgresStoreError else { return false }
+                return [.connectionFailed, .connectionLost].contains(reason.kind)
+            default: return false
+            }
+        #else
+            return false
+        #endif
     }
 
     /// One line on standard output, written at once (never buffered: the test reads it live).
@@ -325,6 +347,10 @@ final class Tally: Sendable {
         var ok = 0
         var auth = 0
         var other = 0
+        /// Requests that failed because the database could not be reached (`--postgres`).
+        var storeDown = 0
+        /// Requests that waited longer than the refresh time-out for another process's refresh.
+        var timedOut = 0
         var logouts = 0
         var refreshes = 0
         var firstFailure = ""
