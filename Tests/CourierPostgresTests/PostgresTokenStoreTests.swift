@@ -2,6 +2,7 @@
 #if PostgreSQLStore
 
     @testable import CourierPostgres
+    import CourierTestServer
     import Courier
     import CourierTesting
     import Foundation
