@@ -31,10 +31,13 @@ enum CrossProcessStormChild {
         if let connection = environment["COURIER_BENCH_POSTGRES"] {
             #if PostgreSQLStore
                 store = PostgresTokenStore(
-                    database: try PostgresDatabase(connection: connection), key: environment["COURIER_BENCH_KEY"] ?? "bench")
+                    database: try PostgresDatabase(connection: connection),
+                    key: environment["COURIER_BENCH_KEY"] ?? "bench")
             #else
                 throw StormFailure(
-                    description: "COURIER_BENCH_POSTGRES needs the PostgreSQLStore trait (\(connection.isEmpty ? "empty" : "set"))")
+                    description:
+                        "COURIER_BENCH_POSTGRES needs the PostgreSQLStore trait (\(connection.isEmpty ? "empty" : "set"))"
+                )
             #endif
         }
         let tokens = Provider<TokenEndpoint>()

@@ -156,7 +156,8 @@ struct FleetStormScenario {
             result.notes.append(
                 "Fleet storm: \(rounds) rounds against the Python test server with reuse detection and a throw-away "
                     + "PostgreSQL on loopback (fsync off); the children (this executable with --child "
-                    + "crossprocess-storm and COURIER_BENCH_POSTGRES) live across rounds, and the two storms alternate.")
+                    + "crossprocess-storm and COURIER_BENCH_POSTGRES) live across rounds, and the two storms alternate."
+            )
         }
 
         // MARK: The freshness check
