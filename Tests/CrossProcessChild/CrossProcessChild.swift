@@ -117,7 +117,11 @@ enum CrossProcessChild {
         let tally = Tally()
         let sessions: [AuthSession]
         do {
-            sessions = try makeSessions(options, tally: tally)
+            // One session on the file (whatever --sessions says), one per key on the database.
+            sessions =
+                options.postgres == nil
+                ? [makeSession(options, store: FileTokenStore(url: options.tokenFile), key: nil, tally: tally)]
+                : try makeSessions(options, tally: tally)
         } catch {
             say("FAILED \(error)")
             return 4
