@@ -166,8 +166,13 @@
                 case ("HOLDING", let key):
                     // Stopped with the lease, before its request left; continued once another
                     // process took the expired lease over and refreshed.
+                    // `SEND` goes only once it is stopped and its lease taken over: sent at once,
+                    // the line could wake it in the moment before the stop takes effect, and its
+                    // lease check pass while the lease was still its own.
                     children[id]?.signal(SIGSTOP)
-                    children[id]?.send("SEND")
+                    if let pid = children[id]?.pid, !Self.waitUntilStopped(pid) {
+                        outcome.timeline.append("p\(id) was not seen stopped")
+                    }
                     frozen = id
                     outcome.frozenKey = key
                     outcome.frozenLines.append(line)
@@ -200,7 +205,10 @@
                     }
                     if key == outcome.frozenKey, id != frozen, !outcome.tookOverFrozen {
                         outcome.tookOverFrozen = true
-                        if let frozen { children[frozen]?.signal(SIGCONT) }
+                        if let frozen {
+                            children[frozen]?.send("SEND")
+                            children[frozen]?.signal(SIGCONT)
+                        }
                     }
                 case ("EXIT", _):
                     if running.remove(id) != nil { outcome.exitedWithoutReport += 1 }
@@ -220,6 +228,22 @@
             }
             outcome.elapsed = signedIn.duration(to: .now).inSeconds
             return outcome
+        }
+
+        /// Whether process `pid` is stopped (state `T` in `/proc/PID/stat`), asked until it is,
+        /// at most 5 s: the stop a signal asks for takes effect a moment after `kill` returns.
+        static func waitUntilStopped(_ pid: Int32) -> Bool {
+            for _ in 0..<5000 {
+                let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+                // "PID (name) STATE …": the state follows the last ')'.
+                if let close = stat.lastIndex(of: ")"),
+                    stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
+                {
+                    return true
+                }
+                usleep(1000)
+            }
+            return false
         }
 
         static func expectOneSessionPerKey(_ outcome: Outcome, _ run: Run, server: TestServer, database: TestPostgres)
