@@ -33,10 +33,20 @@
         public let key: String
 
         /// A coordinator for `key` in `database`.
-        public init(database: PostgresDatabase, key: String) {
+        public convenience init(database: PostgresDatabase, key: String) {
+            self.init(database: database, key: key, retryInterval: Self.leaseRetryInterval)
+        }
+
+        /// With another fallback interval than ``leaseRetryInterval`` (the tests make it so long
+        /// that only an announcement can wake a waiting session).
+        init(database: PostgresDatabase, key: String, retryInterval: Duration) {
             self.database = database
             self.key = key
+            self.retryInterval = retryInterval
         }
+
+        /// How long a waiting session waits at most for an announcement before it tries again.
+        let retryInterval: Duration
 
         private var table: String { database.quotedTable }
 
@@ -173,7 +183,7 @@
                 }
                 let waited = started.duration(to: .now)
                 guard waited < limit else { throw TokenLeaseTimeout(seconds: timeout) }
-                await announcements.next(orAfter: min(Self.leaseRetryInterval, limit - waited))
+                await announcements.next(orAfter: min(retryInterval, limit - waited))
             }
         }
 
