@@ -227,7 +227,7 @@
                 SELECT pg_notify($3, $1) FROM cleared
                 """
             guard let connection else {
-                _ = try? await database.query(clear, [key, owner, database.channel], retryable: true)
+                await clearing(clear, owner: owner)
                 return
             }
             do {
@@ -239,7 +239,27 @@
                 // Closing the connection frees the advisory lock; a lease row left naming this
                 // owner is backed by a lock nobody holds now, so the next session takes it.
                 database.engine.unpin(connection, reuse: false)
-                _ = try? await database.query(clear, [key, owner, database.channel], retryable: true)
+                await clearing(clear, owner: owner)
+            }
+        }
+
+        /// Clears the lease row on a pooled connection. When the database cannot be reached (it
+        /// is restarting), tries again in the background every ``leaseRetryInterval`` for as
+        /// long as a lease may last (10 minutes): a lease taken before a restart is taken over
+        /// only when it expires, so a clear that never arrives would hold the key's fleet up.
+        private func clearing(_ clear: String, owner: String) async {
+            let parameters = [key, owner, database.channel]
+            if (try? await database.query(clear, parameters, retryable: true)) != nil { return }
+            Task.detached { [weak database] in
+                for _ in 0..<1200 {
+                    guard (try? await Task.sleep(for: Self.leaseRetryInterval)) != nil, let database else { return }
+                    do {
+                        _ = try await database.query(clear, parameters, retryable: true)
+                        return
+                    } catch {
+                        if (error as? PostgresStoreError)?.kind == .shutDown { return }
+                    }
+                }
             }
         }
 
