@@ -179,6 +179,11 @@
                     database.engine.unpin(connection, reuse: true)
                 } catch {
                     database.engine.unpin(connection, reuse: false)
+                    if error.kind == .connectionLost {
+                        // The lease may have been taken (the answer was lost, say to a restart):
+                        // freed, or the key would wait for it to expire.
+                        await clearing(clearSQL, owner: owner)
+                    }
                     throw error
                 }
                 let waited = started.duration(to: .now)
@@ -217,15 +222,7 @@
 
         /// Frees the lease columns if `owner` still holds them, then the advisory lock.
         func release(owner: String, connection: PostgresEngine.PinnedConnection?, lockName: String) async {
-            // Announced, so that the sessions waiting for the lease try again at once.
-            let clear = """
-                WITH cleared AS (
-                    UPDATE \(table) SET lease_owner = NULL, lease_expires = NULL, lease_backed = false,
-                        lease_taken = NULL
-                    WHERE key = $1 AND lease_owner = $2::uuid RETURNING 1
-                )
-                SELECT pg_notify($3, $1) FROM cleared
-                """
+            let clear = clearSQL
             guard let connection else {
                 await clearing(clear, owner: owner)
                 return
@@ -241,6 +238,19 @@
                 database.engine.unpin(connection, reuse: false)
                 await clearing(clear, owner: owner)
             }
+        }
+
+        /// Frees the lease row if `$2` holds it, announced (`$3`), so that the sessions waiting
+        /// for the lease try again at once.
+        private var clearSQL: String {
+            """
+            WITH cleared AS (
+                UPDATE \(table) SET lease_owner = NULL, lease_expires = NULL, lease_backed = false,
+                    lease_taken = NULL
+                WHERE key = $1 AND lease_owner = $2::uuid RETURNING 1
+            )
+            SELECT pg_notify($3, $1) FROM cleared
+            """
         }
 
         /// Clears the lease row on a pooled connection. When the database cannot be reached (it
