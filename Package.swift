@@ -191,10 +191,20 @@ let openSSLTargets: [Target] = [
     // Proofs signed with OpenSSLP256Key, verified by Python's `cryptography` (verify_dpop.py).
     .testTarget(
         name: "CourierOpenSSLTests",
-        dependencies: ["Courier", "CourierTestServer", .target(name: "CourierOpenSSL", condition: whenOpenSSL)],
+        dependencies: [
+            "Courier", "CourierTesting", "CourierTestServer", "CourierTestServerTargets",
+            .target(name: "CourierOpenSSL", condition: whenOpenSSL),
+        ],
         exclude: ["verify_dpop.py"]
     ),
 ]
+// The cross-process child signs with DPoP (`--dpop`) when the trait is on: CourierOpenSSLTests
+// runs several of it on one token file.
+package.targets.first { $0.name == "CourierCrossProcessChild" }?.dependencies.append(
+    .target(name: "CourierOpenSSL", condition: whenOpenSSL))
+// The benchmark's DPoP scenario signs with OpenSSLP256Key when the trait is on (scripts/bench).
+package.targets.first { $0.name == "CourierBenchmarks" }?.dependencies.append(
+    .target(name: "CourierOpenSSL", condition: whenOpenSSL))
 for target in openSSLTargets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
 }

@@ -17,6 +17,8 @@ enum CourierBenchmarks {
             exit(message.isEmpty ? 0 : 2)
         }
         if let (variant, count) = options.spin {
+            if let status = await CrossProcessScenario.spin(variant, count: count) { exit(status) }
+            if variant.hasPrefix("dpop") { exit(await DPoPScenario.spin(variant, count: count)) }
             exit(await PipelineScenario.spin(variant, count: count))
         }
         if let child = options.child {

@@ -5,7 +5,7 @@ struct Options: Sendable {
     /// The scenarios, in the order they run.
     enum Scenario: String, CaseIterable, Sendable {
         case pipeline, loopback, storm, gatedstorm, crossprocess, fleetstorm, queue, soak, upload, faultsoak, bomb,
-            redaction
+            redaction, dpop
     }
 
     var quick = false
@@ -32,7 +32,9 @@ struct Options: Sendable {
 
         The usual way to run everything: scripts/bench [--quick] [--json FILE]
 
-        For profilers: --spin floor|pipeline|stub|telemetry COUNT runs only that loop, COUNT times.
+        For profilers: --spin floor|pipeline|stub|telemetry|dpop|dpop-bearer COUNT runs only that loop, COUNT times;
+        so does --spin freshness-file|freshness-own|freshness-check COUNT (the freshness check);
+        --spin freshness-table ROUNDS measures the freshness check alone and prints its rows.
         """
 
     struct Invalid: Error, CustomStringConvertible {

@@ -74,6 +74,8 @@ struct Runner {
             return try await BombMemoryScenario(megabytes: 200, spinners: 8, runs: quick ? 2 : 5).run()
         case .redaction:
             return try await RedactionScenario(rounds: quick ? 5 : 11, repetitions: quick ? 3 : 5).run()
+        case .dpop:
+            return try await DPoPScenario(requestsPerRound: quick ? 5_000 : 20_000, rounds: quick ? 5 : 11).run()
         }
     }
 }

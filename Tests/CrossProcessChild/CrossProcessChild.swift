@@ -5,6 +5,9 @@ import Foundation
 #if PostgreSQLStore
     import CourierPostgres
 #endif
+#if OpenSSLSigning
+    import CourierOpenSSL
+#endif
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -44,9 +47,12 @@ import Foundation
 /// ```
 /// CourierCrossProcessChild --server URL --token-file PATH [--mode work|check] [--sessions K]
 ///     [--workers N] [--duration S] [--interval S] [--leeway S] [--stall-file PATH] [--go]
-///     [--refresh-timeout S] [--abandon-after S]
+///     [--refresh-timeout S] [--abandon-after S] [--dpop]
 ///     [--postgres CONNINFO --keys K1,K2,… [--freeze-file PATH] [--restart-file PATH]]
 /// ```
+///
+/// `--dpop` makes the sessions DPoP-bound (`OpenSSLP256Key.Factory()`): only in a build with the
+/// `OpenSSLSigning` trait (CourierOpenSSLTests launches it so); elsewhere it is refused.
 @main
 enum CrossProcessChild {
     static func main() async {
@@ -57,6 +63,12 @@ enum CrossProcessChild {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             exit(2)
         }
+        #if !OpenSSLSigning
+            if options.dpop {
+                FileHandle.standardError.write(Data("error: --dpop needs the OpenSSLSigning trait\n".utf8))
+                exit(2)
+            }
+        #endif
         switch options.mode {
         case "check": exit(await check(options))
         case "frozen": exit(await frozen(options))
@@ -252,7 +264,7 @@ enum CrossProcessChild {
             // Tokens live seconds here; the guard against refresh loops must not count an
             // ordinary rotation as one.
             refreshWindow: RefreshWindow(interval: 1, maximumAttempts: 5), refreshTimeout: options.refreshTimeout ?? 30,
-            abandonRefreshAfter: options.abandonAfter)
+            abandonRefreshAfter: options.abandonAfter, dpop: keyFactory(options))
     }
 
     /// A refresh held before its request leaves until the line `SEND` arrives (the test stops
@@ -284,6 +296,15 @@ enum CrossProcessChild {
             }
             throw error
         }
+    }
+
+    /// The sessions' DPoP keys with `--dpop`; `nil` (bearer sessions) otherwise.
+    static func keyFactory(_ options: Options) -> (any DPoPKeyFactory)? {
+        #if OpenSSLSigning
+            return options.dpop ? OpenSSLP256Key.Factory() : nil
+        #else
+            return nil
+        #endif
     }
 
     static func send(_ provider: RefreshableProvider<ChildAPI>, _ target: ChildAPI, _ tally: Tally) async {
@@ -395,6 +416,7 @@ struct Options {
     var keys = ["k"]
     var freezeFile: String?
     var restartFile: String?
+    var dpop = false
 
     struct Invalid: Error, CustomStringConvertible {
         let description: String
@@ -434,6 +456,7 @@ struct Options {
             case "--keys": keys = try value(argument).split(separator: ",").map(String.init)
             case "--freeze-file": freezeFile = try value(argument)
             case "--restart-file": restartFile = try value(argument)
+            case "--dpop": dpop = true
             default: throw Invalid(description: "unknown argument \(argument)")
             }
         }

@@ -167,31 +167,92 @@ struct CrossProcessScenario {
 
     // MARK: The freshness check
 
-    private func freshness(into result: inout ScenarioResult) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let token = OAuthToken(
-            accessToken: "at-bench", refreshToken: "rt-bench", expiresAt: Date() + 86_400, issuedAt: Date())
-        let file = FileTokenStore(url: folder.appendingPathComponent("token.json"))
-        try file.save(token)
-        let own = OwnStore(token)
-        let transport = ImmediateTransport(
-            statusCode: 200, data: smallJSONBody, headers: ["Content-Type": "application/json"])
-        func provider(_ store: any TokenStore) -> RefreshableProvider<ProtectedAPI> {
-            RefreshableProvider<ProtectedAPI>(
-                auth: AuthSession(store: store, refresh: { $0 }), transport: transport)
-        }
-        let shared = provider(file)
-        let alone = provider(own)
+    /// The freshness check's three loops, on a token file in a folder of their own (removed by
+    /// ``remove()``).
+    private struct FreshnessSetup {
+        let folder: URL
+        let shared: RefreshableProvider<ProtectedAPI>
+        let alone: RefreshableProvider<ProtectedAPI>
+        let coordinator: any TokenStoreCoordinator
         let target = ProtectedAPI(baseURL: PipelineAPI.base, path: "items/42")
-        let coordinator = file.coordinator!
+
+        init() throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-\(UUID().uuidString)")
+            let token = OAuthToken(
+                accessToken: "at-bench", refreshToken: "rt-bench", expiresAt: Date() + 86_400, issuedAt: Date())
+            let file = FileTokenStore(url: folder.appendingPathComponent("token.json"))
+            try file.save(token)
+            let transport = ImmediateTransport(
+                statusCode: 200, data: smallJSONBody, headers: ["Content-Type": "application/json"])
+            func provider(_ store: any TokenStore) -> RefreshableProvider<ProtectedAPI> {
+                RefreshableProvider<ProtectedAPI>(
+                    auth: AuthSession(store: store, refresh: { $0 }), transport: transport)
+            }
+            shared = provider(file)
+            alone = provider(OwnStore(token))
+            coordinator = file.coordinator!
+        }
+
+        func file(_ count: Int) async throws -> PerCall {
+            try await Timing.perCall(count) { try await shared.request(target).statusCode }
+        }
+
+        func own(_ count: Int) async throws -> PerCall {
+            try await Timing.perCall(count) { try await alone.request(target).statusCode }
+        }
+
+        func check(_ count: Int) async throws -> PerCall {
+            try await Timing.perCall(count) { Int(try await coordinator.currentGeneration() ?? 0) }
+        }
+
+        func remove() {
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    /// For profilers (`--spin freshness-file|freshness-own|freshness-check COUNT`): one loop of
+    /// the freshness check, `count` times, and nothing else; `--spin freshness-table ROUNDS`:
+    /// the freshness measurement alone, with its table. `nil` for a variant not its own.
+    static func spin(_ variant: String, count: Int) async -> Int32? {
+        guard variant.hasPrefix("freshness-") else { return nil }
+        do {
+            if variant == "freshness-table" {
+                // The scenario's freshness half alone, `count` rounds of 10,000 requests: a
+                // quicker way to compare two builds than the whole scenario.
+                var result = ScenarioResult()
+                let scenario = CrossProcessScenario(
+                    processes: 0, requestsPerProcess: 0, rounds: 0, freshnessRounds: count, freshnessRequests: 10_000)
+                try await scenario.freshness(into: &result)
+                print(ResultPrinter.table(result.rows))
+                for (key, value) in result.values { print("\(key) = \(value.json)") }
+                return 0
+            }
+            let setup = try FreshnessSetup()
+            defer { setup.remove() }
+            switch variant {
+            case "freshness-file": _ = try await setup.file(count)
+            case "freshness-own": _ = try await setup.own(count)
+            case "freshness-check": _ = try await setup.check(count)
+            default:
+                progress(
+                    "unknown variant \(variant): freshness-table, freshness-file, freshness-own or freshness-check")
+                return 2
+            }
+        } catch {
+            progress("error: \(error)")
+            return 1
+        }
+        return 0
+    }
+
+    private func freshness(into result: inout ScenarioResult) async throws {
+        let setup = try FreshnessSetup()
+        defer { setup.remove() }
         let count = freshnessRequests
         let variants: [Interleaved.Variant<PerCall>] = [
-            .init(name: "file") { try await Timing.perCall(count) { try await shared.request(target).statusCode } },
-            .init(name: "own") { try await Timing.perCall(count) { try await alone.request(target).statusCode } },
-            .init(name: "check") {
-                try await Timing.perCall(count * 10) { Int(try await coordinator.currentGeneration() ?? 0) }
-            },
+            .init(name: "file") { try await setup.file(count) },
+            .init(name: "own") { try await setup.own(count) },
+            .init(name: "check") { try await setup.check(count * 10) },
         ]
         for variant in variants { _ = try await variant.round() }
         let samples = try await Interleaved.run(rounds: freshnessRounds, variants)

@@ -62,7 +62,50 @@ public struct AuthPlugin: PluginType {
         } catch {
             throw CourierError(error)
         }
-        return try signed(request, with: token, as: authorizationType)
+        return try await sign(request, with: token, as: authorizationType).request
+    }
+
+    /// Keeps the DPoP nonce a server sent (a DPoP session on a plain ``Provider``), so the
+    /// next proof to that origin carries it. Does nothing for a bearer session.
+    public func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) {
+        _ = auth.dpop?.observe(result)
+    }
+
+    /// `request` signed with `token`: `Authorization` (``signed(_:with:as:)``), and on a DPoP
+    /// session, for a DPoP-bound token, `Authorization: DPoP <token>` and a fresh proof in
+    /// `DPoP`. Also the token that signed it: when the token's DPoP key is lost the session
+    /// ends (``SessionExpiry/Cause/dpopKeyLost``), or signs with the token another process
+    /// stored meanwhile.
+    ///
+    /// - Throws: what ``signed(_:with:as:)`` throws; ``CourierError/authentication(_:)`` with
+    ///   ``AuthenticationError/sessionExpired`` when the key is lost; ``CourierError/underlying(_:_:)``
+    ///   with a ``DPoPError`` when no proof can be made.
+    nonisolated(nonsending) func sign(
+        _ request: URLRequest, with token: OAuthToken, as authorizationType: AuthorizationType
+    ) async throws(CourierError) -> (request: URLRequest, token: OAuthToken) {
+        guard let dpop = auth.dpop, authorizationType == .bearer, DPoPSigner.isBound(token) else {
+            return (try signed(request, with: token, as: authorizationType), token)
+        }
+        var token = token
+        for _ in 0..<2 {
+            let key: any DPoPKey
+            do {
+                key = try dpop.key(for: token)
+            } catch {
+                do {
+                    token = try await auth.endSession(lostKeyOf: token)
+                } catch {
+                    throw CourierError(error)
+                }
+                if !DPoPSigner.isBound(token) {
+                    return (try signed(request, with: token, as: authorizationType), token)
+                }
+                continue
+            }
+            try Self.checkAuthorization("DPoP \(token.accessToken)", url: request.url)
+            return (try await dpop.signed(request, accessToken: token.accessToken, key: key), token)
+        }
+        throw .authentication(.sessionExpired)
     }
 
     /// `request` with `Authorization: <scheme> <token>` set (replaced, never appended): the
@@ -78,17 +121,21 @@ public struct AuthPlugin: PluginType {
         var request = request
         let scheme = authorizationType == .bearer ? token.tokenType : authorizationType.value
         let value = "\(scheme) \(token.accessToken)"
-        // Foundation silently drops a value with CR or LF: the request would go out unsigned
-        // (or, elsewhere, with an injected header). Refuse it, never showing the token.
+        try Self.checkAuthorization(value, url: request.url)
+        request.setValue(value, forHTTPHeaderField: "Authorization")
+        return request
+    }
+
+    /// Foundation silently drops a header value with CR or LF: the request would go out
+    /// unsigned (or, elsewhere, with an injected header). Refuses it, never showing the token.
+    static func checkAuthorization(_ value: String, url: URL?) throws(CourierError) {
         if let character = value.unicodeScalars.first(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
             throw CourierError.underlying(
                 RequestValidationError(
                     reason: .invalidHeaderValue(headerName: "Authorization", invalidCharacter: character),
-                    url: request.url),
+                    url: url),
                 nil)
         }
-        request.setValue(value, forHTTPHeaderField: "Authorization")
-        return request
     }
 
     /// Whether `request` goes to a host allowed to receive the token.

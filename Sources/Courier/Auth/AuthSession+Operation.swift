@@ -8,6 +8,8 @@ extension AuthSession {
         let coordinator: any TokenStoreCoordinator
         let refreshClosure: RefreshClosure
         let acquireClosure: AcquireClosure?
+        /// The session's DPoP signing: token requests from the closures carry its proofs.
+        let dpop: DPoPSigner?
         let now: @Sendable () -> Date
         let refreshTimeout: TimeInterval
         let abandonRefreshAfter: TimeInterval
@@ -136,9 +138,19 @@ extension AuthSession {
             StateMachine.Outcome, (any Error)?
         ) {
             let closure = refreshClosure
-            switch await callAbandoning({ try await closure(token) }, progress: progress) {
+            let binding: (signing: DPoPTokenRequest.Signing, data: Data)?
+            switch await tokenRequestBinding(for: token) {
+            case .success(let value): binding = value
+            case .failure(let lost):
+                return await end(SessionExpiry(cause: .dpopKeyLost, date: now()), over: stored, error: lost)
+            }
+            let call: @Sendable () async throws -> OAuthToken = {
+                try await DPoPTokenRequest.$current.withValue(binding?.signing) { try await closure(token) }
+            }
+            switch await callAbandoning(call, progress: progress) {
             case .success(let answer):
                 var renewed = answer
+                if let binding { renewed.dpopKey = DPoPSigner.isBound(renewed) ? binding.data : nil }
                 // A token response without `refresh_token` keeps the old one (RFC 6749 §6).
                 if renewed.refreshToken == nil { renewed.refreshToken = token.refreshToken }
                 guard !renewed.accessToken.isEmpty else {
@@ -158,13 +170,49 @@ extension AuthSession {
         ) {
             guard let acquireClosure else { return (.transient, AuthenticationError.missingCredential) }
             // Acquire failures are always transient: there is no refresh token to lose.
-            switch await callAbandoning({ try await acquireClosure() }, progress: progress) {
+            var binding: (signing: DPoPTokenRequest.Signing, data: Data)?
+            if let dpop {
+                // A first token is bound to a new key, as a sign-in's is.
+                do {
+                    let (key, data) = try await dpop.newKey()
+                    binding = (DPoPTokenRequest.Signing(signer: dpop, key: key), data)
+                } catch {
+                    return (.transient, error)
+                }
+            }
+            let call: @Sendable () async throws -> OAuthToken = { [binding] in
+                try await DPoPTokenRequest.$current.withValue(binding?.signing) { try await acquireClosure() }
+            }
+            switch await callAbandoning(call, progress: progress) {
             case .success(let token) where token.accessToken.isEmpty:
                 return (.transient, AuthenticationError.invalidTokenResponse)
-            case .success(let token):
+            case .success(var token):
+                if let binding { token.dpopKey = DPoPSigner.isBound(token) ? binding.data : nil }
                 return await save(token, change: .acquired, over: stored)
             case .failure(let error):
                 return (.transient, error)
+            }
+        }
+
+        /// The key the token requests of a refresh of `token` are signed with, and what the
+        /// store keeps of it: the key `token` is bound to, or, for a token the server did not
+        /// bind (a bearer token), a new one the renewed token may be bound to. `nil` for a
+        /// bearer session; a failure when `token` is bound to a key that is lost: its refresh
+        /// token is useless without it.
+        private func tokenRequestBinding(for token: OAuthToken) async -> Result<
+            (signing: DPoPTokenRequest.Signing, data: Data)?, DPoPKeyLost
+        > {
+            guard let dpop else { return .success(nil) }
+            guard DPoPSigner.isBound(token) else {
+                guard let (key, data) = try? await dpop.newKey() else { return .success(nil) }
+                return .success((DPoPTokenRequest.Signing(signer: dpop, key: key), data))
+            }
+            do {
+                let key = try dpop.key(for: token)
+                // `key(for:)` refused a token without data.
+                return .success((DPoPTokenRequest.Signing(signer: dpop, key: key), token.dpopKey ?? Data()))
+            } catch {
+                return .failure(error)
             }
         }
 

@@ -241,6 +241,18 @@ extension AuthSession {
             return startRenewal(for: waiter, now: now, rejected: true)
         }
 
+        /// A request found that `lostToken` cannot be used (its DPoP key is lost): the session
+        /// ends with `expiry`, unless the token was replaced meanwhile (that one is the answer)
+        /// or an operation in flight may replace it (the request waits for it). The end, like
+        /// every end, clears the store only if it still holds the lost token.
+        mutating func requestEnd(waiter: WaiterID, lostToken: OAuthToken, expiry: SessionExpiry) -> RequestAction {
+            if case .expired = phase { return .answer(.failure(.sessionExpired)) }
+            if isBusy { return join(waiter) }
+            guard let token else { return .answer(.failure(.missingCredential)) }
+            guard Self.sameCredential(token, lostToken) else { return .answer(.success(token)) }
+            return begin(.end(token, expiry), for: waiter)
+        }
+
         /// Adds `waiter` to the operation in flight. If that operation already outlived its
         /// time-out, it is still the one to wait for: starting another would send the same
         /// refresh token twice at once, and a server with reuse detection would revoke the

@@ -57,6 +57,8 @@ public actor AuthSession {
     public typealias AcquireClosure = @isolated(any) @Sendable () async throws -> OAuthToken
 
     private nonisolated let coordinator: any TokenStoreCoordinator
+    /// The session's DPoP signing, when it was made with `dpop:`; `nil` for a bearer session.
+    package nonisolated let dpop: DPoPSigner?
     private nonisolated let canAcquire: Bool
     private nonisolated let runner: OperationRunner
     private nonisolated let now: @Sendable () -> Date
@@ -134,6 +136,13 @@ public actor AuthSession {
     ///     closure throws, mean the refresh token is dead and end the session; OAuth's rule by
     ///     default (see <doc:TokenRefresh#When-a-failed-refresh-ends-the-session>). A backend
     ///     with an error envelope of its own passes ``SessionEndingRule/custom(_:)``.
+    ///   - dpop: makes the session sender-constrained (DPoP, RFC 9449) with keys from this
+    ///     factory: each sign-in (`signIn { … }`) and each first token from
+    ///     `acquire` gets a new key, kept with the token in the store (``OAuthToken/dpopKey``)
+    ///     so that every process sharing the store signs with it; every request signed with a
+    ///     DPoP-bound token carries a proof, and so does every token request sent through a
+    ///     Courier provider from the refresh and acquire closures. `nil` (the default): a
+    ///     bearer session. See <doc:SenderConstrainedTokens>.
     public init(
         store: any TokenStore = InMemoryTokenStore(),
         // Inheriting the caller's isolation is what lets an app's closure, written in
@@ -144,8 +153,11 @@ public actor AuthSession {
         refreshWindow: RefreshWindow? = RefreshWindow(),
         refreshTimeout: TimeInterval = 30,
         abandonRefreshAfter: TimeInterval? = nil,
-        sessionEndingRule: SessionEndingRule = .oauth
+        sessionEndingRule: SessionEndingRule = .oauth,
+        dpop: (any DPoPKeyFactory)? = nil
     ) {
+        let signer = dpop.map(DPoPSigner.init(factory:))
+        self.dpop = signer
         // A store without a coordinator is this session's alone.
         let coordinator = store.coordinator ?? InProcessTokenCoordinator(store: store)
         self.coordinator = coordinator
@@ -158,7 +170,7 @@ public actor AuthSession {
         self.abandonRefreshAfter = max(abandon, timeout)
         self.runner = OperationRunner(
             coordinator: coordinator, refreshClosure: Self.judging(refresh, by: sessionEndingRule),
-            acquireClosure: acquire, now: now,
+            acquireClosure: acquire, dpop: signer, now: now,
             refreshTimeout: timeout, abandonRefreshAfter: max(abandon, timeout))
         self.state = Locked(StateMachine(token: nil, window: refreshWindow, canAcquire: acquire != nil))
     }
@@ -336,12 +348,67 @@ public actor AuthSession {
     ///   ``OAuthToken/validate()``), or the store's error; the session is then unchanged.
     public func signIn(_ token: OAuthToken) async throws {
         try token.validate()
+        if let dpop, DPoPSigner.isBound(token) {
+            // A bound token is useless without its key: refuse it now, not at the first request.
+            do {
+                _ = try dpop.key(for: token)
+            } catch {
+                throw DPoPError.tokenNotBound
+            }
+        }
         let generation = try await coordinator.write(token, change: .signedIn, ifGeneration: nil)
         // Whatever the session was loading or adopting meanwhile is older than this.
         isLoaded = true
         epoch &+= 1
         perform(state.withValue { $0.signedIn(token, generation: generation) })
         await releaseKeptLeaseOnceStored()
+    }
+
+    /// Signs in with the token `obtain` gets from the token endpoint (an authorization code
+    /// exchanged, a password grant…), then stores it as ``signIn(_:)`` with a token does.
+    ///
+    /// On a DPoP session (`dpop:`) the sign-in gets a new key: every request `obtain` sends
+    /// through a Courier ``Provider`` carries a proof signed with it (answering the token
+    /// endpoint's `use_dpop_nonce` once), and a DPoP-bound token that comes back is stored with
+    /// that key. On a bearer session it is the same as calling `obtain` and then
+    /// ``signIn(_:)`` with a token.
+    ///
+    /// ```swift
+    /// try await session.signIn {
+    ///     let response = try await authProvider.request(.exchange(code: code, verifier: verifier))
+    ///     return try OAuthToken(response: response)
+    /// }
+    /// ```
+    ///
+    /// - Throws: what `obtain` throws, ``DPoPError`` when no key could be made, or what
+    ///   ``signIn(_:)`` with a token throws; the session is then unchanged.
+    @discardableResult
+    public func signIn(
+        @_inheritActorContext _ obtain: @escaping @isolated(any) @Sendable () async throws -> OAuthToken
+    ) async throws -> OAuthToken {
+        guard let dpop else {
+            let token = try await obtain()
+            try await signIn(token)
+            return token
+        }
+        let (key, data) = try await dpop.newKey()
+        var token = try await DPoPTokenRequest.$current.withValue(.init(signer: dpop, key: key)) {
+            try await obtain()
+        }
+        token.dpopKey = DPoPSigner.isBound(token) ? data : nil
+        try await signIn(token)
+        return token
+    }
+
+    /// Ends the session because `token`'s DPoP key is lost (``SessionExpiry/Cause/dpopKeyLost``)
+    /// — unless the store holds another token by now (another process signed in again), which
+    /// is returned. The store is cleared only if it still holds `token`.
+    package func endSession(lostKeyOf token: OAuthToken) async throws(AuthenticationError) -> OAuthToken {
+        _ = await syncWithStore()
+        let id = waiters.makeID()
+        let expiry = SessionExpiry(cause: .dpopKeyLost, date: now())
+        let action = state.withValue { $0.requestEnd(waiter: id, lostToken: token, expiry: expiry) }
+        return try await wait(id, action)
     }
 
     /// Clears the token from memory and from the store. Waiting requests fail with

@@ -11,6 +11,7 @@ extension OAuthToken: CustomReflectable {
                 // As text: dumping a NaN or infinite Date traps in Foundation.
                 "expiresAt": expiresAt.map(Self.describe) ?? "unknown",
                 "issuedAt": issuedAt.map(Self.describe) ?? "unknown",
+                "dpopKey": dpopKey == nil ? "absent" : "<redacted>",
             ],
             displayStyle: .struct)
     }

@@ -14,20 +14,45 @@ public struct OAuthToken: Codable, Sendable, Equatable {
     public var tokenType: String
     /// When the access token expires; `nil` means no expiry is known: the token is used
     /// until the server rejects it.
-    public var expiresAt: Date?
+    public var expiresAt: Date? {
+        get { times.expiresAt }
+        set { times.expiresAt = newValue }
+    }
     /// When the token was issued (received), so its lifetime is known after a reload too.
-    public var issuedAt: Date?
+    public var issuedAt: Date? {
+        get { times.issuedAt }
+        set { times.issuedAt = newValue }
+    }
+    /// The DPoP key the token is bound to (RFC 9449), as its session's ``DPoPKeyFactory``
+    /// exported it: a DPoP session (``AuthSession/init(store:refresh:acquire:now:refreshWindow:refreshTimeout:abandonRefreshAfter:sessionEndingRule:dpop:)``)
+    /// sets it on every token it stores, so the key travels with the token to every process
+    /// that shares the store. `nil` for a bearer token. It is a secret, as the refresh token
+    /// is: never shown by ``description`` or `dump()`.
+    public var dpopKey: Data? {
+        get { boundKey?.data }
+        set { boundKey = newValue.map(BoundKey.init) }
+    }
+
+    // A token is copied into every frame of a request that waits for a refresh, so its size
+    // is paid ten thousand times over by ten thousand waiting requests: the key lives out of
+    // line (8 bytes, nil for a bearer token) and the two optional dates share one 17-byte
+    // value (two padded `Date?`s take 32), which keeps the token as small as it was before
+    // it carried a key (80 bytes; BENCHMARKS.md, "Requests queued behind a slow refresh").
+    private var boundKey: BoundKey?
+    private var times: Times
 
     /// Creates a token.
+    ///
+    /// `dpopKey` is for tokens bound to a DPoP key; a DPoP session sets it itself.
     public init(
         accessToken: String, refreshToken: String? = nil, tokenType: String = "Bearer",
-        expiresAt: Date? = nil, issuedAt: Date? = nil
+        expiresAt: Date? = nil, issuedAt: Date? = nil, dpopKey: Data? = nil
     ) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.tokenType = tokenType
-        self.expiresAt = expiresAt
-        self.issuedAt = issuedAt
+        self.boundKey = dpopKey.map(BoundKey.init)
+        self.times = Times(expiresAt: expiresAt, issuedAt: issuedAt)
     }
 
     /// Parses an RFC 6749 §5.1 token response: `access_token`, `token_type`, `expires_in`,
@@ -93,8 +118,8 @@ public struct OAuthToken: Codable, Sendable, Equatable {
         self.refreshToken = format.refreshToken.flatMap { JSONKeyPath.value(at: $0, in: object) as? String }
             .flatMap { $0.isEmpty ? nil : $0 }
         self.tokenType = type.caseInsensitiveCompare("bearer") == .orderedSame ? "Bearer" : type
-        self.issuedAt = receivedAt
-        self.expiresAt = nil
+        self.boundKey = nil
+        self.times = Times(expiresAt: nil, issuedAt: receivedAt)
         // Checked before anyone can store it (and before a megabyte is read as a JWT): a
         // token that cannot be sent must not replace one that can, nor its rotated refresh
         // token a good one.
@@ -204,7 +229,9 @@ extension OAuthToken: CustomStringConvertible, CustomDebugStringConvertible {
         } else {
             expiry = "never expires"
         }
-        return "OAuthToken(\(tokenType), \(expiry), refresh token \(refreshToken == nil ? "absent" : "present"))"
+        let key = dpopKey == nil ? "" : ", DPoP key present"
+        return
+            "OAuthToken(\(tokenType), \(expiry), refresh token \(refreshToken == nil ? "absent" : "present")\(key))"
     }
 
     /// Same as ``description``.
@@ -235,5 +262,77 @@ enum JWT {
             let exp = claims["exp"] as? NSNumber, exp.doubleValue.isFinite
         else { return nil }
         return Date(timeIntervalSince1970: exp.doubleValue)
+    }
+}
+
+extension OAuthToken {
+    /// The exported DPoP key, held by reference so that a token carries 8 bytes for it.
+    private final class BoundKey: Sendable {
+        let data: Data
+        init(_ data: Data) { self.data = data }
+    }
+
+    /// `expiresAt` and `issuedAt` in 17 bytes: the two intervals since the reference date and
+    /// which of them are present.
+    private struct Times: Sendable {
+        private var expires: Double = 0
+        private var issued: Double = 0
+        private var present: UInt8 = 0
+
+        init(expiresAt: Date?, issuedAt: Date?) {
+            self.expiresAt = expiresAt
+            self.issuedAt = issuedAt
+        }
+
+        var expiresAt: Date? {
+            get { present & 1 != 0 ? Date(timeIntervalSinceReferenceDate: expires) : nil }
+            set {
+                expires = newValue?.timeIntervalSinceReferenceDate ?? 0
+                present = newValue == nil ? present & ~1 : present | 1
+            }
+        }
+
+        var issuedAt: Date? {
+            get { present & 2 != 0 ? Date(timeIntervalSinceReferenceDate: issued) : nil }
+            set {
+                issued = newValue?.timeIntervalSinceReferenceDate ?? 0
+                present = newValue == nil ? present & ~2 : present | 2
+            }
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case accessToken, refreshToken, tokenType, expiresAt, issuedAt, dpopKey
+    }
+
+    /// Decodes the fields ``encode(to:)`` writes; `dpopKey` is absent from a bearer token's
+    /// (and from every token stored before DPoP).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            accessToken: try container.decode(String.self, forKey: .accessToken),
+            refreshToken: try container.decodeIfPresent(String.self, forKey: .refreshToken),
+            tokenType: try container.decode(String.self, forKey: .tokenType),
+            expiresAt: try container.decodeIfPresent(Date.self, forKey: .expiresAt),
+            issuedAt: try container.decodeIfPresent(Date.self, forKey: .issuedAt),
+            dpopKey: try container.decodeIfPresent(Data.self, forKey: .dpopKey))
+    }
+
+    /// Encodes `accessToken`, `refreshToken`, `tokenType`, `expiresAt`, `issuedAt` and
+    /// `dpopKey`, each optional one only when present.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(accessToken, forKey: .accessToken)
+        try container.encodeIfPresent(refreshToken, forKey: .refreshToken)
+        try container.encode(tokenType, forKey: .tokenType)
+        try container.encodeIfPresent(expiresAt, forKey: .expiresAt)
+        try container.encodeIfPresent(issuedAt, forKey: .issuedAt)
+        try container.encodeIfPresent(dpopKey, forKey: .dpopKey)
+    }
+
+    /// Whether every field is the same.
+    public static func == (lhs: OAuthToken, rhs: OAuthToken) -> Bool {
+        lhs.accessToken == rhs.accessToken && lhs.refreshToken == rhs.refreshToken && lhs.tokenType == rhs.tokenType
+            && lhs.expiresAt == rhs.expiresAt && lhs.issuedAt == rhs.issuedAt && lhs.dpopKey == rhs.dpopKey
     }
 }

@@ -87,14 +87,7 @@ public struct ReauthenticationInterceptor: RequestInterceptor {
         var context = context
         var token = try await firstToken(&context)
         while true {
-            context.credential = SignedCredential(session: auth, token: token)
-            let result: Result<Response, CourierError>
-            do {
-                result = .success(
-                    try await next(try signing.signed(request, with: token, as: authorizationType), context))
-            } catch {
-                result = .failure(error)
-            }
+            let result = try await send(request, with: &token, as: authorizationType, context: &context, next: next)
             guard let rejection = rejection(in: result, context: context) else {
                 return try result.get()
             }
@@ -112,6 +105,40 @@ public struct ReauthenticationInterceptor: RequestInterceptor {
                     throw .cancelled
                 }
             }
+        }
+    }
+
+    /// One attempt (``signAndSend(_:with:as:context:next:)``); on a DPoP session, one more when
+    /// the server wants a nonce. Its own function, so that its locals stay off the frame of
+    /// `intercept`, which a request waiting for a refresh keeps.
+    nonisolated(nonsending) private func send(
+        _ request: URLRequest, with token: inout OAuthToken, as authorizationType: AuthorizationType,
+        context: inout RequestContext, next: Next
+    ) async throws(CourierError) -> Result<Response, CourierError> {
+        let result = try await signAndSend(request, with: &token, as: authorizationType, context: &context, next: next)
+        guard let dpop = auth.dpop, dpop.observe(result), context.isReplayable else { return result }
+        // A server that wants a DPoP nonce refused the request before acting on it: sent
+        // again once with the nonce just kept — not a rejected token, so no refresh, no replay
+        // counted, and safe for a POST.
+        let again = try await signAndSend(request, with: &token, as: authorizationType, context: &context, next: next)
+        _ = dpop.observe(again)
+        return again
+    }
+
+    /// `request` signed with `token` (on a DPoP session, a fresh proof), handed to `next` with
+    /// the credential in the context. `token` becomes the token that signed it (a DPoP session
+    /// whose key was lost signs with the one another process stored, if any).
+    nonisolated(nonsending) private func signAndSend(
+        _ request: URLRequest, with token: inout OAuthToken, as authorizationType: AuthorizationType,
+        context: inout RequestContext, next: Next
+    ) async throws(CourierError) -> Result<Response, CourierError> {
+        let signed = try await signing.sign(request, with: token, as: authorizationType)
+        token = signed.token
+        context.credential = SignedCredential(session: auth, token: token)
+        do {
+            return .success(try await next(signed.request, context))
+        } catch {
+            return .failure(error)
         }
     }
 
@@ -151,6 +178,15 @@ public struct ReauthenticationInterceptor: RequestInterceptor {
         case .failure: return nil
         }
         guard Self.answeredByTokenOrigin(response), refreshPolicy.isAuthenticationFailure(response) else {
+            return nil
+        }
+        // A DPoP server that refused the proof or wants a nonce (again), not the token: a new
+        // token would not help, and a nonce challenge is never a refresh.
+        if auth.dpop != nil,
+            let error = AuthenticationChallenge.parse(wwwAuthenticateOf: response.response).first(scheme: "DPoP")?[
+                "error"],
+            error == "invalid_dpop_proof" || error == "use_dpop_nonce"
+        {
             return nil
         }
         return CredentialRejection(response: response)

@@ -32,6 +32,10 @@ public struct SessionExpiry: Sendable, Equatable, CustomStringConvertible {
         case notRenewable
         /// Another session sharing the store ended it (its refresh token was rejected there).
         case anotherSession
+        /// The session is DPoP-bound and the key its tokens are bound to is lost: the stored
+        /// token carries none, or the session's ``DPoPKeyFactory`` could not restore it. Tokens
+        /// bound to a lost key are useless; the next sign-in gets a new key.
+        case dpopKeyLost
     }
 
     /// Who or what ended the session.
@@ -70,6 +74,9 @@ public struct SessionExpiry: Sendable, Equatable, CustomStringConvertible {
         case .notRenewable:
             return "the token expired or was rejected, and it cannot be renewed (no refresh token, no acquire closure)"
         case .anotherSession: return "another session sharing the token store ended the session"
+        case .dpopKeyLost:
+            return
+                "the DPoP key the tokens are bound to is lost (missing from the store, or the key factory could not restore it); sign in again to get a new key"
         case .rejectedByTokenEndpoint:
             var text = "the token endpoint rejected the refresh token"
             if let request { text += ": \(request)" }

@@ -15,11 +15,14 @@ enum ServerReason {
     /// hidden (``Redaction/redact(serverMessage:sentWith:)``). A body without one is quoted
     /// with every secret field hidden, as any body is.
     static func of(_ response: Response, redaction: Redaction) -> String? {
-        guard !response.data.isEmpty else { return nil }
         let redact = { (text: String) in redaction.redact(serverMessage: text, sentWith: response.request) }
         if let reason = reasonField(in: response.data, redacting: redact) {
             return ErrorText.quote(ErrorText.clause(reason))
         }
+        if let reason = challengeReason(of: response, redacting: redact) {
+            return ErrorText.quote(ErrorText.clause(reason))
+        }
+        guard !response.data.isEmpty else { return nil }
         let contentType = response.response?.value(forHTTPHeaderField: "Content-Type")
         return "the body is " + ErrorText.excerpt(of: response.data, contentType: contentType, redaction: redaction)
     }
@@ -38,6 +41,21 @@ enum ServerReason {
             return explanation.map { "\(title): \($0)" } ?? title
         }
         return explanation
+    }
+
+    /// The `error` and `error_description` of a `WWW-Authenticate` challenge (RFC 6750 §3,
+    /// RFC 9449 §7.1): how a resource server says why it refused a token or a DPoP proof
+    /// (`invalid_dpop_proof: the proof's htu does not match`) when its body says nothing.
+    private static func challengeReason(of response: Response, redacting redact: (String) -> String) -> String? {
+        for challenge in AuthenticationChallenge.parse(wwwAuthenticateOf: response.response) {
+            guard let code = text(challenge["error"]).map(redact) else { continue }
+            let scheme = challenge.scheme
+            if let explanation = text(challenge["error_description"]).map(redact) {
+                return "\(scheme) \(code): \(explanation)"
+            }
+            return "\(scheme) \(code)"
+        }
+        return nil
     }
 
     /// The longest part of a field that is redacted, in characters: far more than the

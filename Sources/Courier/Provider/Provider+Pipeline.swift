@@ -107,7 +107,7 @@ extension Provider {
     ) async throws(CourierError) -> Response {
         let interceptors = configuration.interceptors
         guard index < interceptors.count else {
-            return try await attempt(request, context: context, call: call).get()
+            return try await attemptAnsweringNonce(request, context: context, call: call).get()
         }
         return try await interceptors[index].intercept(request, context: context) {
             (request, context) async throws(CourierError) -> Response in
@@ -115,13 +115,33 @@ extension Provider {
         }
     }
 
+    /// One attempt; a DPoP session's token request (from its refresh, acquire or sign-in) that
+    /// the token endpoint refused for want of a nonce goes again once, with it. A function of
+    /// its own, so that its locals stay off the frame of `intercepting`, which every request
+    /// waiting inside a stage keeps.
+    nonisolated(nonsending) private func attemptAnsweringNonce(
+        _ request: URLRequest, context: RequestContext, call: RequestCall
+    ) async -> Result<Response, CourierError> {
+        let result = await attempt(request, context: context, call: call)
+        guard let signing = DPoPTokenRequest.current, signing.signer.observe(result), context.isReplayable else {
+            return result
+        }
+        let again = await attempt(request, context: context, call: call)
+        _ = signing.signer.observe(again)
+        return again
+    }
+
     /// One pass through the pipeline: every plugin hook runs once.
     nonisolated(nonsending) private func attempt(_ request: URLRequest, context: RequestContext, call: RequestCall)
         async -> Result<Response, CourierError>
     {
-        let prepared: URLRequest
+        var prepared: URLRequest
         do {
             prepared = try await prepareRequest(request, target: context.target)
+            if let signing = DPoPTokenRequest.current, prepared.value(forHTTPHeaderField: "DPoP") == nil {
+                // Signed last, so the proof's htm and htu are the request's as sent.
+                prepared = try await signing.signer.withProof(prepared, accessToken: nil, key: signing.key)
+            }
         } catch {
             // Moya tells the plugins about a request cancelled before it left; other failures
             // to build the request reach the caller only.

@@ -14,13 +14,13 @@ import Foundation
 /// ```
 public enum CrossOriginRedirect {
     /// The headers that always belong to one origin: the caller's credential
-    /// (`Authorization`), the proxy's (`Proxy-Authorization`: a proxy on the new path could
+    /// (`Authorization`, and the `DPoP` proof that goes with a sender-constrained token), the proxy's (`Proxy-Authorization`: a proxy on the new path could
     /// read them), the session's (`Cookie`; cookies the new origin may see come from a
     /// cookie store, not from this header), and the W3C trace context (`traceparent`,
     /// `tracestate`, `baggage`), which tells another origin which trace, and which user's
     /// request, it is part of.
     public static let originBoundHeaders: Set<String> = [
-        "Authorization", "Proxy-Authorization", "Cookie", "traceparent", "tracestate", "baggage",
+        "Authorization", "DPoP", "Proxy-Authorization", "Cookie", "traceparent", "tracestate", "baggage",
     ]
 
     /// Whether going from `from` to `to` changes the scheme, the host or the port (a missing

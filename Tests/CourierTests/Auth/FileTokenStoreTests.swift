@@ -191,6 +191,50 @@ struct TokenStoreTests {
         #expect(try #require(try await fresh.write(token, change: .refreshed, ifGeneration: nil)) > before)
     }
 
+    @Test(
+        "a lock file truncated to nothing under a running session reads as generation 0, and the next check repairs it")
+    func truncatedLockFile() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = FileTokenStore(url: file)
+        try store.save(token)
+        let session = AuthSession(store: store, refresh: { $0 }, refreshTimeout: testRefreshTimeout)
+        #expect(try await session.validToken() == token)
+        let coordinator = try #require(store.coordinator)
+        let before = try #require(try await coordinator.currentGeneration())
+        #expect(before > 0)
+        // In place, as `: > token.json.lock` does: the descriptor the check keeps open now
+        // reads nothing (a mapping of the record would fault here).
+        let lockPath = file.appendingPathExtension("lock").path
+        #expect(truncate(lockPath, 0) == 0)
+        #expect(try await coordinator.currentGeneration() == 0)
+        // The session sees a generation it did not read, reads the store again, finds the
+        // token newer than the lock file and brings the lock file back up to it.
+        #expect(try await session.validToken() == token)
+        #expect(try await coordinator.currentGeneration() == before)
+        #expect(try await FileTokenStore(url: file).coordinator?.currentGeneration() == before)
+    }
+
+    @Test("a FIFO in the lock file's place never hangs a request: a typed error", .timeLimit(.minutes(1)))
+    func fifoLockFile() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileTokenStore(url: file).save(token)
+        let lockPath = file.appendingPathExtension("lock").path
+        try FileManager.default.removeItem(atPath: lockPath)
+        #expect(mkfifo(lockPath, 0o600) == 0)
+        // A fresh store opens the lock file for its check: a blocking open of a FIFO would wait
+        // for a writer that never comes.
+        let coordinator = try #require(FileTokenStore(url: file).coordinator)
+        #expect(try await coordinator.currentGeneration() == 0)
+        // A session cannot bring such a lock file up to the token's generation: it says so.
+        let session = AuthSession(store: FileTokenStore(url: file), refresh: { $0 }, refreshTimeout: testRefreshTimeout)
+        await #expect {
+            try await session.validToken()
+        } throws: { error in
+            guard case .storeUnavailable(let reason) = error as? AuthenticationError else { return false }
+            return "\(reason)".contains("lock file")
+        }
+    }
+
     @Test("InMemoryTokenStore keeps what it is given, and its generation moves with every save")
     func inMemory() async throws {
         let store = InMemoryTokenStore()

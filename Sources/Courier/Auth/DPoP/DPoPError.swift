@@ -31,6 +31,14 @@ public enum DPoPError: Error, Sendable {
     case invalidDigest(byteCount: Int)
     /// The proof's header or claims could not be encoded as JSON.
     case encodingFailed(any Error)
+
+    /// A ``DPoPKeyFactory`` was handed a key of a type it does not make.
+    case unsupportedKey
+
+    /// A DPoP session was given a DPoP-bound token (`token_type: DPoP`) without its key
+    /// (``OAuthToken/dpopKey``), or with one the session's factory cannot restore: sign in with
+    /// `AuthSession.signIn { … }`, which binds the token to a new key.
+    case tokenNotBound
 }
 
 extension DPoPError: CustomStringConvertible {
@@ -55,6 +63,11 @@ extension DPoPError: CustomStringConvertible {
             return "DPoP: the key returned a \(count)-byte SHA-256 digest; expected 32"
         case .encodingFailed(let error):
             return "DPoP: the proof's JSON could not be encoded: \(Self.quote(error))"
+        case .unsupportedKey:
+            return "DPoP: the key factory was handed a key of a type it does not make"
+        case .tokenNotBound:
+            return
+                "DPoP: the token is DPoP-bound but carries no key the session can restore; sign in with AuthSession.signIn { … }, which binds it to a new key"
         }
     }
 

@@ -47,10 +47,10 @@ public struct DPoPProofBuilder: Sendable {
         let seconds = now().timeIntervalSince1970.rounded(.down)
         guard seconds.isFinite, seconds >= 0, seconds < 1e15 else { throw .invalidIssueTime }
         let ath = try accessToken.map { token throws(DPoPError) in try hash(Data(token.utf8)) }
-        let claims = Claims(
-            jti: Self.randomID(), htm: method.rawValue, htu: htu, iat: Int(seconds), ath: ath, nonce: nonce)
-        let header = Header(jwk: key.publicJWK.members)
-        let signingInput = Base64URL.encode(try Self.json(header)) + "." + Base64URL.encode(try Self.json(claims))
+        let jti = Self.randomID()
+        let claims = Self.claimsJSON(
+            jti: jti, htm: method.rawValue, htu: htu, iat: Int(seconds), ath: ath, nonce: nonce)
+        let signingInput = Base64URL.encode(Self.headerJSON(key.publicJWK).utf8) + "." + Base64URL.encode(claims.utf8)
         let signature: Data
         do {
             signature = try await key.sign(Data(signingInput.utf8))
@@ -59,7 +59,7 @@ public struct DPoPProofBuilder: Sendable {
         }
         guard signature.count == 64 else { throw .invalidSignature(byteCount: signature.count) }
         return DPoPProof(
-            compactSerialization: signingInput + "." + Base64URL.encode(signature), id: claims.jti,
+            compactSerialization: signingInput + "." + Base64URL.encode(signature), id: jti,
             issuedAt: Date(timeIntervalSince1970: seconds), method: method)
     }
 
@@ -77,44 +77,64 @@ public struct DPoPProofBuilder: Sendable {
     /// 128 bits from the system's cryptographically secure generator, base64url (22 characters).
     private static func randomID() -> String {
         var generator = SystemRandomNumberGenerator()
-        var bytes = Data(count: 16)
-        for index in bytes.indices { bytes[index] = generator.next() }
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        let bytes =
+            (0..<8).map { UInt8(truncatingIfNeeded: high >> ($0 * 8)) }
+            + (0..<8).map { UInt8(truncatingIfNeeded: low >> ($0 * 8)) }
         return Base64URL.encode(bytes)
     }
 
     /// Whether `method` is an RFC 9110 token: what a request line may carry as its method.
     private static func isToken(_ method: String) -> Bool {
         !method.isEmpty
-            && method.unicodeScalars.allSatisfy { scalar in
-                scalar.isASCII
-                    && (CharacterSet.alphanumerics.contains(scalar)
-                        || "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar))
+            && method.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || "!#$%&'*+-.^_`|~".utf8.contains(byte)
             }
     }
 
-    private static func json(_ value: some Encodable) throws(DPoPError) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return try encoder.encode(value)
-        } catch {
-            throw .encodingFailed(error)
+    // The JSON is written by hand, keys sorted and no whitespace, as a JSONEncoder with
+    // `.sortedKeys` and `.withoutEscapingSlashes` writes it: on Linux two encoder runs cost
+    // far more than the signature, on every request.
+
+    /// `{"alg":"ES256","jwk":{…},"typ":"dpop+jwt"}`: every value is a fixed name or base64url,
+    /// so nothing needs escaping.
+    private static func headerJSON(_ jwk: DPoPPublicJWK) -> String {
+        #"{"alg":"ES256","jwk":{"crv":"\#(jwk.curve)","kty":"\#(jwk.keyType)","x":"\#(jwk.xBase64URL)","y":"\#(jwk.yBase64URL)"},"typ":"dpop+jwt"}"#
+    }
+
+    /// The claims, keys sorted: `ath`, `htm`, `htu`, `iat`, `jti`, `nonce`.
+    private static func claimsJSON(jti: String, htm: String, htu: String, iat: Int, ath: String?, nonce: String?)
+        -> String
+    {
+        var json = "{"
+        if let ath { json += #""ath":"# + quoted(ath) + "," }
+        json += #""htm":"# + quoted(htm) + #","htu":"# + quoted(htu) + #","iat":"# + String(iat)
+        json += #","jti":"# + quoted(jti)
+        if let nonce { json += #","nonce":"# + quoted(nonce) }
+        return json + "}"
+    }
+
+    /// `text` as a JSON string: `"` and `\` escaped, control characters as `\u00XX`; `/` and
+    /// everything else as it is.
+    static func quoted(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return "\"" + text + "\"" }
+        var json = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": json += "\\\""
+            case "\\": json += "\\\\"
+            case "\n": json += "\\n"
+            case "\r": json += "\\r"
+            case "\t": json += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                json += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: json.unicodeScalars.append(scalar)
+            }
         }
-    }
-
-    private struct Header: Encodable {
-        let typ = "dpop+jwt"
-        let alg = "ES256"
-        let jwk: [String: String]
-    }
-
-    private struct Claims: Encodable {
-        let jti: String
-        let htm: String
-        let htu: String
-        let iat: Int
-        let ath: String?
-        let nonce: String?
+        return json + "\""
     }
 }
 

@@ -118,9 +118,12 @@ struct LockRecord: Equatable {
     /// checksum does not match (a read that overlapped a write, or no record yet).
     static func generation(from bytes: [UInt8]) -> (UInt64, TokenChange?)? {
         guard bytes.count >= generationSize else { return nil }
-        let generation = integer(bytes, at: 0)
-        let change = integer(bytes, at: 8)
-        guard integer(bytes, at: 16) == check(generation, change) else { return nil }
+        return generation(integer(bytes, at: 0), change: integer(bytes, at: 8), check: integer(bytes, at: 16))
+    }
+
+    /// The same from the three words at ``generationOffset``, already in host order.
+    static func generation(_ generation: UInt64, change: UInt64, check: UInt64) -> (UInt64, TokenChange?)? {
+        guard check == Self.check(generation, change) else { return nil }
         return (generation, UInt8(exactly: change).flatMap(TokenChange.init(rawValue:)))
     }
 

@@ -36,6 +36,30 @@ enum POSIX {
         return Array(bytes.prefix(read))
     }
 
+    /// Reads up to `buffer.count` bytes at `offset` into `buffer`, with no allocation: the
+    /// number of bytes read, or `nil` on an error.
+    static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: off_t) -> Int? {
+        while true {
+            let result = pread(descriptor, buffer.baseAddress, buffer.count, offset)
+            if result >= 0 { return result }
+            if errno != EINTR { return nil }
+        }
+    }
+
+    /// `O_NOATIME` where the system has it (Linux), else 0: a read that does not update the
+    /// file's access time skips the inode's time check, about a sixth of a small `pread`. Only
+    /// the file's owner may use it (`EPERM` otherwise), so an open with it falls back to one
+    /// without.
+    static var noAccessTime: Int32 {
+        #if os(Linux) && (arch(x86_64) || arch(arm64))
+            // Glibc exports the macro to Swift only with _GNU_SOURCE; this is the generic
+            // value, the one these architectures use.
+            0o1_000_000
+        #else
+            0
+        #endif
+    }
+
     /// Writes all of `bytes` at `offset`; whether it did.
     static func write(_ descriptor: Int32, _ bytes: [UInt8], at offset: off_t) -> Bool {
         bytes.withUnsafeBytes { buffer in

@@ -1,7 +1,8 @@
-import Courier
 import CourierTesting
 import Foundation
 import Testing
+
+@testable import Courier
 
 @Suite("DPoP proof builder")
 struct DPoPProofBuilderTests {
@@ -145,5 +146,29 @@ struct DPoPProofBuilderTests {
         #expect(!described.contains(proof.compactSerialization))
         #expect(described.contains("n-1"))
         #expect(Redaction.default.isSecret(header: "dpop"))
+    }
+}
+
+@Suite("DPoP proof JSON and base64url, written by hand")
+struct DPoPProofEncodingTests {
+    @Test("a claim with quotes, backslashes or control characters is escaped as JSON, and reads back as it was")
+    func escaping() throws {
+        for text in ["plain", #"a"b"#, #"back\slash"#, "line\nbreak\ttab\r", "\u{1}\u{1f}", "/slash/", "ünï€ode"] {
+            let json = "[" + DPoPProofBuilder.quoted(text) + "]"
+            let decoded = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String]
+            #expect(decoded == [text], "\(json)")
+        }
+        #expect(DPoPProofBuilder.quoted("/a/b") == #""/a/b""#)
+    }
+
+    @Test("base64url matches Foundation's base64 with the URL alphabet and no padding, for every length")
+    func base64URL() {
+        var generator = SeededRandomNumberGenerator(seed: 9449)
+        for length in 0..<70 {
+            let bytes = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let expected = bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == expected)
+        }
     }
 }

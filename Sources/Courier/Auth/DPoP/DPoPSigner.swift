@@ -1,0 +1,138 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A DPoP session's signing (RFC 9449): its key factory, the key its current token is bound to,
+/// and the nonces servers gave. One per ``AuthSession`` made with `dpop:`; the
+/// re-authentication stage, ``AuthPlugin`` and the pipeline (for token requests) ask it for
+/// proofs.
+package final class DPoPSigner: Sendable {
+    /// A stored key longer than this is not one a factory made (PKCS#8 of a P-256 key is 138
+    /// bytes; a key reference is smaller still): it is refused before it reaches the factory.
+    package static let maximumStoredKeyLength = 16 * 1024
+
+    /// Makes, exports and restores the session's keys.
+    package let factory: any DPoPKeyFactory
+    /// The nonce each origin gave last.
+    package let nonces = DPoPNonces()
+
+    /// The last key restored, with the stored bytes it came from: a request restores the
+    /// token's key once, not once per proof. Guards the pair.
+    private let restored = Locked<(data: Data, key: any DPoPKey)?>(nil)
+
+    package init(factory: any DPoPKeyFactory) {
+        self.factory = factory
+    }
+
+    /// Whether `token` is bound to a key: the server said so with `token_type: DPoP`. A
+    /// server that does not support DPoP answers a proof with a bearer token (RFC 9449 §5),
+    /// which is then sent as one.
+    package static func isBound(_ token: OAuthToken) -> Bool {
+        token.tokenType.caseInsensitiveCompare("DPoP") == .orderedSame
+    }
+
+    /// The key `token` is bound to, restored from what the store keeps with it.
+    ///
+    /// - Throws: ``DPoPKeyLost`` when the token carries no key or the factory cannot restore it.
+    package func key(for token: OAuthToken) throws(DPoPKeyLost) -> any DPoPKey {
+        guard let data = token.dpopKey else { throw DPoPKeyLost(reason: .missing) }
+        guard data.count <= Self.maximumStoredKeyLength else { throw DPoPKeyLost(reason: .unreadable(nil)) }
+        if let cached = restored.withValue({ $0 }), cached.data == data { return cached.key }
+        let key: any DPoPKey
+        do {
+            key = try factory.importKey(data)
+        } catch {
+            throw DPoPKeyLost(reason: .unreadable(error))
+        }
+        restored.withValue { $0 = (data, key) }
+        return key
+    }
+
+    /// A new key and what the store keeps of it, for a new sign-in or a first token.
+    package func newKey() async throws(CourierError) -> (key: any DPoPKey, data: Data) {
+        do {
+            let key = try await factory.makeKey()
+            let data = try factory.exportKey(key)
+            restored.withValue { $0 = (data, key) }
+            return (key, data)
+        } catch {
+            throw .underlying(DPoPError.signingFailed(error), nil)
+        }
+    }
+
+    /// `request` signed for a resource server: `Authorization: DPoP <token>` and a proof with
+    /// `ath` and the nonce its origin gave.
+    package func signed(_ request: URLRequest, accessToken: String, key: any DPoPKey) async throws(CourierError)
+        -> URLRequest
+    {
+        var request = try await withProof(request, accessToken: accessToken, key: key)
+        request.setValue("DPoP \(accessToken)", forHTTPHeaderField: "Authorization")
+        return request
+    }
+
+    /// `request` with a fresh proof in its `DPoP` header (replacing any), signed by `key`.
+    package func withProof(_ request: URLRequest, accessToken: String?, key: any DPoPKey)
+        async throws(CourierError) -> URLRequest
+    {
+        guard let url = request.url else {
+            throw .underlying(DPoPError.unsupportedURL("the request has no URL"), nil)
+        }
+        let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
+        let proof: DPoPProof
+        do {
+            proof = try await DPoPProofBuilder(key: key).proof(
+                method: method, url: url, accessToken: accessToken, nonce: nonces.nonce(for: url))
+        } catch {
+            throw .underlying(error, nil)
+        }
+        var request = request
+        request.setValue(proof.compactSerialization, forHTTPHeaderField: "DPoP")
+        return request
+    }
+
+    /// Keeps the nonce `result`'s response gave (any response: a server may rotate it on a
+    /// success), and says whether the response is a `use_dpop_nonce` challenge with a nonce to
+    /// send the request again with.
+    package func observe(_ result: Result<Response, CourierError>) -> Bool {
+        let response: Response
+        switch result {
+        case .success(let value): response = value
+        case .failure(.statusCode(let value)): response = value
+        case .failure: return false
+        }
+        guard let http = response.response, let url = response.request?.url ?? http.url else { return false }
+        nonces.update(from: http, for: url)
+        return DPoPNonceChallenge.nonce(in: http, body: response.data) != nil
+    }
+}
+
+/// The key a DPoP session's tokens are bound to is lost: the token carries none (a store
+/// written by an older version, or edited), or the session's ``DPoPKeyFactory`` cannot restore
+/// it (a device that no longer has the key). The tokens are useless without it; the session
+/// ends (``SessionExpiry/Cause/dpopKeyLost``) and the next sign-in gets a new key.
+package struct DPoPKeyLost: Error {
+    package enum Reason {
+        case missing
+        case unreadable((any Error)?)
+    }
+
+    package let reason: Reason
+}
+
+/// The DPoP key that signs the token requests sent from the current task: set by a DPoP
+/// session around its refresh and acquire closures and its sign-in helper, read by the
+/// pipeline just before a request goes out, so that the app's token request carries a proof
+/// with no code of the app's.
+package enum DPoPTokenRequest {
+    /// The session's signer and the key its token requests are signed with.
+    package struct Signing: Sendable {
+        package let signer: DPoPSigner
+        package let key: any DPoPKey
+    }
+
+    /// The signing of the token requests sent from this task; `nil` outside a DPoP session's
+    /// refresh, acquire or sign-in.
+    @TaskLocal package static var current: Signing?
+}
