@@ -242,7 +242,7 @@ let postgresTargets: [Target] = [
     .testTarget(
         name: "CourierPostgresTests",
         dependencies: [
-            "Courier", "CourierTesting", .target(name: "CourierPostgres", condition: whenPostgres),
+            "Courier", "CourierTesting", "CourierTestServer", .target(name: "CourierPostgres", condition: whenPostgres),
             .target(name: "CLibPQ", condition: whenPostgres),
         ]
     ),
@@ -251,3 +251,9 @@ for target in postgresTargets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
 }
 package.targets += postgresTargets
+// The fleet test (CourierPostgresTests) runs CourierCrossProcessChild processes on a
+// PostgresTokenStore (`--postgres`); the benchmark's fleet_storm scenario does too.
+package.targets.first { $0.name == "CourierCrossProcessChild" }?.dependencies.append(
+    .target(name: "CourierPostgres", condition: whenPostgres))
+package.targets.first { $0.name == "CourierBenchmarks" }?.dependencies.append(
+    .target(name: "CourierPostgres", condition: whenPostgres))

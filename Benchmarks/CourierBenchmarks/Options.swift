@@ -4,7 +4,8 @@ import Foundation
 struct Options: Sendable {
     /// The scenarios, in the order they run.
     enum Scenario: String, CaseIterable, Sendable {
-        case pipeline, loopback, storm, gatedstorm, crossprocess, queue, soak, upload, faultsoak, bomb, redaction, dpop
+        case pipeline, loopback, storm, gatedstorm, crossprocess, fleetstorm, queue, soak, upload, faultsoak, bomb,
+            redaction, dpop
     }
 
     var quick = false

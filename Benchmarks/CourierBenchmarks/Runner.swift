@@ -57,6 +57,11 @@ struct Runner {
                 processes: 4, requestsPerProcess: 50, rounds: quick ? 3 : 7, freshnessRounds: quick ? 7 : 15,
                 freshnessRequests: quick ? 10_000 : 40_000
             ).run()
+        case .fleetstorm:
+            return try await FleetStormScenario(
+                processes: 4, requestsPerProcess: 50, rounds: quick ? 3 : 7, freshnessRounds: quick ? 7 : 15,
+                freshnessRequests: quick ? 10_000 : 40_000
+            ).run()
         case .queue:
             return try await QueuedMemoryScenario(requests: 10_000, runs: quick ? 1 : 3).run()
         case .soak:

@@ -23,6 +23,7 @@
     ///     lease_owner   uuid,                -- the session renewing the token, if any
     ///     lease_expires timestamptz,         -- on the database's clock
     ///     lease_backed  boolean NOT NULL DEFAULT false,  -- its holder also holds the advisory lock
+    ///     lease_taken   timestamptz,         -- when, on the database's clock (before a restart?)
     ///     updated_at    timestamptz NOT NULL DEFAULT now()
     /// );
     /// ```
@@ -96,6 +97,7 @@
                 lease_owner uuid,
                 lease_expires timestamptz,
                 lease_backed boolean NOT NULL DEFAULT false,
+                lease_taken timestamptz,
                 updated_at timestamptz NOT NULL DEFAULT now()
             )
             """
@@ -172,6 +174,81 @@
             for await _ in events where condition() { return }
         }
 
+        /// From now on, what the listening connection hears about `key` (a notification for it,
+        /// or the listener starting or stopping), for a session waiting for the key's lease.
+        func announcements(of key: String) -> Announcements {
+            let announcements = Announcements()
+            let id = state.watch(key: key, announcements)
+            announcements.unwatch = { [weak state] in state?.unwatch(id) }
+            return announcements
+        }
+
+        /// What the listening connection hears about one key: a count of announcements not yet
+        /// waited for, and the one waiter.
+        ///
+        /// `@unchecked Sendable`: every mutable field is touched only holding `lock`.
+        final class Announcements: @unchecked Sendable {
+            private let lock = NSLock()
+            private var pending = 0  // guarded by lock
+            private var waiter: (id: UInt64, continuation: CheckedContinuation<Void, Never>)?  // guarded by lock
+            private var nextWaiter: UInt64 = 0  // guarded by lock
+            fileprivate var unwatch: (@Sendable () -> Void)?  // set once, before any other call
+
+            deinit { unwatch?() }
+
+            /// One more announcement: wakes the waiter, or is kept for the next wait.
+            fileprivate func announce() {
+                let woken: CheckedContinuation<Void, Never>? = lock.withLock {
+                    if let waiter {
+                        self.waiter = nil
+                        return waiter.continuation
+                    }
+                    pending += 1
+                    return nil
+                }
+                woken?.resume()
+            }
+
+            /// Returns at the next announcement (at once if one arrived since the last call), or
+            /// after `limit`, or when the task is cancelled.
+            func next(orAfter limit: Duration) async {
+                let id: UInt64 = lock.withLock {
+                    nextWaiter += 1
+                    return nextWaiter
+                }
+                let timer = Task { [weak self] in
+                    try? await Task.sleep(for: limit)
+                    self?.wake(id)
+                }
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                        let now = lock.withLock {
+                            if pending > 0 {
+                                pending = 0
+                                return true
+                            }
+                            waiter = (id, continuation)
+                            return false
+                        }
+                        if now { continuation.resume() }
+                    }
+                } onCancel: {
+                    wake(id)
+                }
+                timer.cancel()
+            }
+
+            /// Resumes waiter `id` if it still waits (its time ran out, or its task was cancelled).
+            private func wake(_ id: UInt64) {
+                let woken: CheckedContinuation<Void, Never>? = lock.withLock {
+                    guard let waiter, waiter.id == id else { return nil }
+                    self.waiter = nil
+                    return waiter.continuation
+                }
+                woken?.resume()
+            }
+        }
+
         /// Where a cached read started: the listener's epoch and the key's invalidation count.
         struct CacheTicket: Sendable, Equatable {
             let epoch: UInt64
@@ -192,6 +269,21 @@
             private var statementTotal = 0  // guarded by lock
             private var subscribers: [UInt64: AsyncStream<Void>.Continuation] = [:]  // guarded by lock
             private var nextSubscriber: UInt64 = 0  // guarded by lock
+            private var watchers: [UInt64: (key: String, announcements: Announcements)] = [:]  // guarded by lock
+
+            /// Tells `announcements` of each notification for `key` and each change of the
+            /// listener's state, until ``unwatch(_:)``.
+            func watch(key: String, _ announcements: Announcements) -> UInt64 {
+                lock.withLock {
+                    nextSubscriber += 1
+                    watchers[nextSubscriber] = (key, announcements)
+                    return nextSubscriber
+                }
+            }
+
+            func unwatch(_ id: UInt64) {
+                _ = lock.withLock { watchers.removeValue(forKey: id) }
+            }
 
             /// A stream that gets an element after each event the listener hears, from now on.
             func subscribe() -> AsyncStream<Void> {
@@ -208,7 +300,14 @@
             }
 
             func heard(_ event: ListenerEvent) {
-                defer { for subscriber in lock.withLock({ Array(subscribers.values) }) { subscriber.yield() } }
+                defer {
+                    let (told, watching) = lock.withLock { (Array(subscribers.values), Array(watchers.values)) }
+                    for subscriber in told { subscriber.yield() }
+                    for watcher in watching {
+                        if case .notification(let key) = event, key != watcher.key { continue }
+                        watcher.announcements.announce()
+                    }
+                }
                 lock.withLock {
                     switch event {
                     case .listening:

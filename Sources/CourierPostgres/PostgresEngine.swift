@@ -38,8 +38,9 @@
     ///
     /// A small pool of connections is reused across calls (each connection is a server backend,
     /// a process: never one per call). A connection the server closed (a restart) is dropped
-    /// when its socket says so, and the next call opens a new one; a read that fails on a
-    /// reused connection before it could have taken effect is retried once on a new one.
+    /// when its socket says so, and the next call opens a new one; a read (or a fenced write)
+    /// that fails on a reused connection is retried on another, past every connection a
+    /// restart closed.
     /// A connection can be pinned (taken out of the pool) for a session-level advisory lock.
     /// One more connection, when asked for, `LISTEN`s on a channel and is reopened when it breaks.
     ///
@@ -295,9 +296,9 @@
             guard sent == 1 else {
                 // Nothing left this process: safe to try again on a new connection.
                 let reason = Self.message(pg)
-                if connection.role == .pool, !job.retried {
+                if connection.role == .pool, job.retries <= maxConnections {
                     var again = job
-                    again.retried = true
+                    again.retries += 1
                     waiting.insert(again, at: 0)
                     drop(connection, reason: reason)
                 } else {
@@ -443,11 +444,12 @@
             let reason = connection.pg.map { Self.message($0) } ?? "closed"
             if case .busy(let job, _, _) = connection.state {
                 connection.state = .closed
-                // A read on a connection the server had closed before it arrived is tried once
-                // more on a new connection; a write's outcome is unknown and is reported.
-                if job.retryable, !job.retried, connection.role == .pool {
+                // A read (or a fenced write: a retry of one that took effect is refused) on a
+                // connection the server had closed is tried again on another connection; any
+                // other write's outcome is unknown and is reported.
+                if job.retryable, job.retries <= maxConnections, connection.role == .pool {
                     var again = job
-                    again.retried = true
+                    again.retries += 1
                     waiting.insert(again, at: 0)
                 } else {
                     job.complete(.failure(error(.connectionLost, reason)))
@@ -550,7 +552,10 @@
             let pinned: Int?
             let retryable: Bool
             let complete: @Sendable (Result<PostgresRows, PostgresStoreError>) -> Void
-            var retried = false
+            /// Tried again on another connection this many times: at most once per pooled
+            /// connection and once more, so that after a server restart a job gets past every
+            /// connection the restart closed.
+            var retries = 0
         }
 
         enum Command: Sendable {

@@ -19,7 +19,13 @@
     ///   the lease columns of the row, with an expiry measured on the database's clock, for a
     ///   holder that hangs: past its expiry another session takes the lease over (and adds one
     ///   to the generation, so the hung holder's late write is refused). ``PostgresTokenLease/isHeld()``
-    ///   extends it while its holder lives.
+    ///   extends it while its holder lives. A lease taken before the server last started lost
+    ///   its lock to the restart, not to its holder's death: it is taken over only once it
+    ///   expires (or its holder releases it), so a holder that writes its token after the
+    ///   restart is not fenced out by a session about to refresh with the retired refresh token.
+    /// - **Waiting.** A session waiting for the lease tries again when the key is announced
+    ///   (a write, a released lease), and at least every ``leaseRetryInterval`` (a holder that
+    ///   died announces nothing; a lease that expires neither).
     public final class PostgresTokenCoordinator: TokenStoreCoordinator {
         /// The database.
         public let database: PostgresDatabase
@@ -27,12 +33,27 @@
         public let key: String
 
         /// A coordinator for `key` in `database`.
-        public init(database: PostgresDatabase, key: String) {
-            self.database = database
-            self.key = key
+        public convenience init(database: PostgresDatabase, key: String) {
+            self.init(database: database, key: key, retryInterval: Self.leaseRetryInterval)
         }
 
+        /// With another fallback interval than ``leaseRetryInterval`` (the tests make it so long
+        /// that only an announcement can wake a waiting session).
+        init(database: PostgresDatabase, key: String, retryInterval: Duration) {
+            self.database = database
+            self.key = key
+            self.retryInterval = retryInterval
+        }
+
+        /// How long a waiting session waits at most for an announcement before it tries again.
+        let retryInterval: Duration
+
         private var table: String { database.quotedTable }
+
+        /// How long a session waiting for the lease waits at most before it tries again when no
+        /// announcement woke it: how soon it notices a holder that died (its advisory lock is
+        /// gone, and nothing announced it) or a lease that expired.
+        public static let leaseRetryInterval: Duration = .milliseconds(500)
 
         /// The generation of the stored token: from this process's cache while no write to the
         /// key was announced since it was read, else read from the database.
@@ -84,7 +105,10 @@
                 )
                 SELECT generation, pg_notify($4, $1) FROM written
                 """,
-                [key, json, String(change.rawValue), database.channel, expected.map(String.init)])
+                [key, json, String(change.rawValue), database.channel, expected.map(String.init)],
+                // Retried on another connection when its own was closed (a restart): a retry of
+                // a fenced write that took effect is refused, and reading tells.
+                retryable: true)
             return rows.first?.first.flatMap { $0.flatMap(UInt64.init) }
         }
 
@@ -107,7 +131,9 @@
             let duration = Double(Delay.nanoseconds(duration)) / 1e9
             let owner = UUID().uuidString.lowercased()
             let lockName = database.table + ":" + key
-            var pause = Duration.milliseconds(2)
+            // Subscribed before the first try: an announcement between a failed try and the wait
+            // is not missed.
+            let announcements = database.announcements(of: key)
             while true {
                 try Task.checkCancellation()
                 let connection = try await database.engine.pin()
@@ -125,10 +151,10 @@
                         taken AS (
                             UPDATE \(table) SET lease_owner = $2::uuid,
                                 lease_expires = clock_timestamp() + $3::double precision * interval '1 second',
-                                lease_backed = $4::boolean,
+                                lease_backed = $4::boolean, lease_taken = clock_timestamp(),
                                 generation = generation + CASE WHEN lease_owner IS NULL THEN 0 ELSE 1 END
                             WHERE key = $1 AND (lease_owner IS NULL OR lease_expires <= clock_timestamp()
-                                OR ($4::boolean AND lease_backed))
+                                OR ($4::boolean AND lease_backed AND lease_taken > pg_postmaster_start_time()))
                             RETURNING generation
                         )
                         SELECT taken.generation,
@@ -153,12 +179,16 @@
                     database.engine.unpin(connection, reuse: true)
                 } catch {
                     database.engine.unpin(connection, reuse: false)
+                    if error.kind == .connectionLost {
+                        // The lease may have been taken (the answer was lost, say to a restart):
+                        // freed, or the key would wait for it to expire.
+                        await clearing(clearSQL, owner: owner)
+                    }
                     throw error
                 }
                 let waited = started.duration(to: .now)
                 guard waited < limit else { throw TokenLeaseTimeout(seconds: timeout) }
-                try await Task.sleep(for: min(pause, limit - waited))
-                pause = min(pause * 2, .milliseconds(25))
+                await announcements.next(orAfter: min(retryInterval, limit - waited))
             }
         }
 
@@ -166,29 +196,39 @@
         /// backed by the advisory lock asks on the lock's own connection: when that connection
         /// is gone (a server restart), so is the lock, and another session may take the lease
         /// at any moment, so it is not held.
+        ///
+        /// After a restart of the server, the lock is gone but nobody takes a lease taken before
+        /// the restart over until it expires: it is still held, asked on a pooled connection.
         func holds(owner: String, duration: TimeInterval, on connection: PostgresEngine.PinnedConnection?) async
             -> Bool
         {
-            let rows = try? await database.query(
-                """
+            let extend = """
                 UPDATE \(table) SET lease_expires = clock_timestamp() + $3::double precision * interval '1 second'
-                WHERE key = $1 AND lease_owner = $2::uuid RETURNING 1
-                """, [key, owner, String(duration)], on: connection)
-            return !(rows ?? []).isEmpty
+                WHERE key = $1 AND lease_owner = $2::uuid
+                """
+            do {
+                let rows = try await database.query(
+                    extend + " RETURNING 1", [key, owner, String(duration)], on: connection)
+                return !rows.isEmpty
+            } catch {
+                guard connection != nil else { return false }
+                let rows = try? await database.query(
+                    extend + " AND lease_taken < pg_postmaster_start_time() RETURNING 1",
+                    [key, owner, String(duration)],
+                    retryable: true)
+                return !(rows ?? []).isEmpty
+            }
         }
 
         /// Frees the lease columns if `owner` still holds them, then the advisory lock.
         func release(owner: String, connection: PostgresEngine.PinnedConnection?, lockName: String) async {
-            let clear = """
-                UPDATE \(table) SET lease_owner = NULL, lease_expires = NULL, lease_backed = false
-                WHERE key = $1 AND lease_owner = $2::uuid
-                """
+            let clear = clearSQL
             guard let connection else {
-                _ = try? await database.query(clear, [key, owner])
+                await clearing(clear, owner: owner)
                 return
             }
             do {
-                _ = try await database.query(clear, [key, owner], on: connection)
+                _ = try await database.query(clear, [key, owner, database.channel], on: connection)
                 _ = try await database.query(
                     "SELECT pg_advisory_unlock(hashtextextended($1, 0))", [lockName], on: connection)
                 database.engine.unpin(connection, reuse: true)
@@ -196,7 +236,40 @@
                 // Closing the connection frees the advisory lock; a lease row left naming this
                 // owner is backed by a lock nobody holds now, so the next session takes it.
                 database.engine.unpin(connection, reuse: false)
-                _ = try? await database.query(clear, [key, owner])
+                await clearing(clear, owner: owner)
+            }
+        }
+
+        /// Frees the lease row if `$2` holds it, announced (`$3`), so that the sessions waiting
+        /// for the lease try again at once.
+        private var clearSQL: String {
+            """
+            WITH cleared AS (
+                UPDATE \(table) SET lease_owner = NULL, lease_expires = NULL, lease_backed = false,
+                    lease_taken = NULL
+                WHERE key = $1 AND lease_owner = $2::uuid RETURNING 1
+            )
+            SELECT pg_notify($3, $1) FROM cleared
+            """
+        }
+
+        /// Clears the lease row on a pooled connection. When the database cannot be reached (it
+        /// is restarting), tries again in the background every ``leaseRetryInterval`` for as
+        /// long as a lease may last (10 minutes): a lease taken before a restart is taken over
+        /// only when it expires, so a clear that never arrives would hold the key's fleet up.
+        private func clearing(_ clear: String, owner: String) async {
+            let parameters = [key, owner, database.channel]
+            if (try? await database.query(clear, parameters, retryable: true)) != nil { return }
+            Task.detached { [weak database] in
+                for _ in 0..<1200 {
+                    guard (try? await Task.sleep(for: Self.leaseRetryInterval)) != nil, let database else { return }
+                    do {
+                        _ = try await database.query(clear, parameters, retryable: true)
+                        return
+                    } catch {
+                        if (error as? PostgresStoreError)?.kind == .shutDown { return }
+                    }
+                }
             }
         }
 

@@ -9,6 +9,7 @@ CREATE TABLE IF NOT EXISTS courier_tokens (
     lease_owner   uuid,                              -- the session renewing the token, if any
     lease_expires timestamptz,                       -- measured on the database's clock
     lease_backed  boolean NOT NULL DEFAULT false,    -- its holder also holds the advisory lock
+    lease_taken   timestamptz,                       -- when: a lease taken before a restart lost its lock
     updated_at    timestamptz NOT NULL DEFAULT now()
 );
 -- Courier's role needs SELECT, INSERT and UPDATE on it (and CREATE on the schema only if it

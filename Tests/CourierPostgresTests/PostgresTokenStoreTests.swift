@@ -2,6 +2,7 @@
 #if PostgreSQLStore
 
     @testable import CourierPostgres
+    import CourierTestServer
     import Courier
     import CourierTesting
     import Foundation
@@ -77,6 +78,35 @@
             }
         }
 
+        @Test("a session waiting for the lease wakes on the release's NOTIFY, not on a poll")
+        func leaseWaiterWakesOnNotify() async throws {
+            try await TestPostgres.with { server in
+                let (holder, _) = try Self.twoProcesses(server)
+                // Its fallback try comes after 10 minutes: past the suite's time limit, so only
+                // the release's announcement can hand it the lease in time.
+                let waiter = PostgresTokenCoordinator(
+                    database: try PostgresDatabase(connection: server.connection), key: "k",
+                    retryInterval: .seconds(600))
+                _ = try await waiter.read()
+                await waiter.database.waitUntil { waiter.database.isListening }
+                let lease = try await holder.acquireLease(expiringAfter: 600, waitingAtMost: 5)
+                let before = waiter.database.statementCount
+                let waiting = Task { try await waiter.acquireLease(expiringAfter: 600, waitingAtMost: 900) }
+                // Its first try (the advisory lock and the lease row) has failed before the release.
+                for _ in 0..<2000 where waiter.database.statementCount < before + 2 {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                let tried = waiter.database.statementCount
+                #expect(tried >= before + 2)
+                await lease.release()
+                let taken = try await waiting.value
+                #expect(await taken.isHeld())
+                // One more try, after the announcement: no poll in between.
+                #expect(waiter.database.statementCount - tried <= 4)
+                await taken.release()
+            }
+        }
+
         @Test("the lease is exclusive across two stores (two processes), and the next one takes it once released")
         func leaseExclusive() async throws {
             try await TestPostgres.with { server in
@@ -143,9 +173,17 @@
                 await a.database.waitUntil { a.database.isListening }
                 let held = try await a.acquireLease(expiringAfter: 600, waitingAtMost: 5)
                 try await server.restart()
-                // Its advisory lock went with its connection: the lease is no longer this holder's.
-                #expect(await !held.isHeld())
+                // Its advisory lock went with the restart, not with its holder: nobody takes it
+                // over before it expires (the holder may be about to write the token it got),
+                // and it is still this holder's.
+                await #expect(throws: TokenLeaseTimeout.self) {
+                    try await b.acquireLease(expiringAfter: 600, waitingAtMost: 0.2)
+                }
+                #expect(await held.isHeld())
                 await held.release()
+                // Released, it is the next session's at once.
+                let next = try await b.acquireLease(expiringAfter: 600, waitingAtMost: 5)
+                await next.release()
                 #expect(try await a.read().token == Self.token("1"))
                 #expect(try await a.write(Self.token("2"), change: .refreshed, ifGeneration: 1) == 2)
                 let lease = try await a.acquireLease(expiringAfter: 600, waitingAtMost: 5)

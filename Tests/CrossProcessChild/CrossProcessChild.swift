@@ -2,6 +2,9 @@ import Courier
 import CourierTestServerTargets
 import Foundation
 
+#if PostgreSQLStore
+    import CourierPostgres
+#endif
 #if OpenSSLSigning
     import CourierOpenSSL
 #endif
@@ -28,10 +31,24 @@ import Foundation
 /// - `CHECK needsSignIn=… ok=…` in `check` mode (a fresh process that uses the file);
 /// - `HOLDING`, then `KEPT` or `SENT`, then `RESULT ok=…` in `frozen` mode (see `frozen`).
 ///
+/// With `--postgres` (built with the PostgreSQLStore trait) the sessions share a
+/// `PostgresTokenStore` instead of the token file: one session per key of `--keys`, on one
+/// `PostgresDatabase` of the process. Then the lines name the key (`REFRESH k`), and in
+/// `work` mode, after `GO`:
+///
+/// - `HOLDING k` when a refresh claimed the freeze file (`--freeze-file`): it waits for a line
+///   `SEND` (the test stops the process meanwhile, past its lease, and continues it), then its
+///   request goes out from a task the session's abandonment does not cancel, and it says
+///   `KEPT k` when the lost lease kept the refresh token home, `SENT k` when it left;
+/// - `WRITING k` when the write of a refreshed token claimed the restart file
+///   (`--restart-file`): the token endpoint has answered, and the write waits for a line
+///   `RESUME` (the test restarts the database meanwhile).
+///
 /// ```
 /// CourierCrossProcessChild --server URL --token-file PATH [--mode work|check] [--sessions K]
 ///     [--workers N] [--duration S] [--interval S] [--leeway S] [--stall-file PATH] [--go]
 ///     [--refresh-timeout S] [--abandon-after S] [--dpop]
+///     [--postgres CONNINFO --keys K1,K2,… [--freeze-file PATH] [--restart-file PATH]]
 /// ```
 ///
 /// `--dpop` makes the sessions DPoP-bound (`OpenSSLP256Key.Factory()`): only in a build with the
@@ -64,7 +81,13 @@ enum CrossProcessChild {
     /// Sends signed requests from `workers` tasks per session until `duration` has passed.
     static func work(_ options: Options) async -> Int32 {
         let tally = Tally()
-        let sessions = (0..<options.sessions).map { _ in makeSession(options, tally: tally) }
+        let sessions: [AuthSession]
+        do {
+            sessions = try makeSessions(options, tally: tally)
+        } catch {
+            say("FAILED \(error)")
+            return 4
+        }
         for session in sessions {
             Task {
                 for await event in session.events where event == .sessionExpired { tally.add(\.logouts) }
@@ -74,6 +97,8 @@ enum CrossProcessChild {
         if !options.go {
             guard readLine() == "GO" else { return 3 }
         }
+        // Later lines (`SEND`, `RESUME`) are for the held refreshes and writes.
+        Input.shared.start()
         let deadline = ContinuousClock.now + .milliseconds(Int(options.duration * 1000))
         await withTaskGroup(of: Void.self) { group in
             for session in sessions {
@@ -94,17 +119,33 @@ enum CrossProcessChild {
         let counts = tally.counts
         say(
             "DONE requests=\(counts.requests) ok=\(counts.ok) auth=\(counts.auth) other=\(counts.other) "
-                + "logouts=\(counts.logouts) refreshes=\(counts.refreshes) \(counts.firstFailure)")
+                + "storeDown=\(counts.storeDown) timedOut=\(counts.timedOut) logouts=\(counts.logouts) refreshes=\(counts.refreshes) \(counts.firstFailure)"
+        )
         return 0
     }
 
     /// A fresh process on the file: it must need no sign-in and its request must succeed.
     static func check(_ options: Options) async -> Int32 {
         let tally = Tally()
-        let session = makeSession(options, tally: tally)
-        let needsSignIn = await session.needsSignIn
-        let provider = RefreshableProvider<ChildAPI>(auth: session)
-        await send(provider, ChildAPI(base: options.server, path: "api/check"), tally)
+        let sessions: [AuthSession]
+        do {
+            // One session on the file (whatever --sessions says), one per key on the database.
+            sessions =
+                options.postgres == nil
+                ? [makeSession(options, store: FileTokenStore(url: options.tokenFile), key: nil, tally: tally)]
+                : try makeSessions(options, tally: tally)
+        } catch {
+            say("FAILED \(error)")
+            return 4
+        }
+        var needSignIn = 0
+        for session in sessions {
+            if await session.needsSignIn { needSignIn += 1 }
+            let provider = RefreshableProvider<ChildAPI>(auth: session)
+            await send(provider, ChildAPI(base: options.server, path: "api/check"), tally)
+        }
+        // On one session (the token file), `needsSignIn` is a Boolean, as it always was.
+        let needsSignIn = options.postgres == nil ? "\(needSignIn > 0)" : "\(needSignIn)"
         say("CHECK needsSignIn=\(needsSignIn) ok=\(tally.counts.ok) \(tally.counts.firstFailure)")
         return 0
     }
@@ -176,21 +217,46 @@ enum CrossProcessChild {
 
     // MARK: Pieces
 
-    static func makeSession(_ options: Options, tally: Tally) -> AuthSession {
+    /// `sessions` sessions on the token file, or with `--postgres` one per key on one database.
+    static func makeSessions(_ options: Options, tally: Tally) throws -> [AuthSession] {
+        guard let connection = options.postgres else {
+            return (0..<options.sessions).map { _ in
+                makeSession(options, store: FileTokenStore(url: options.tokenFile), key: nil, tally: tally)
+            }
+        }
+        #if PostgreSQLStore
+            let database = try PostgresDatabase(connection: connection, maximumConnections: 2)
+            return options.keys.map { key in
+                let store = PostgresTokenStore(database: database, key: key)
+                return makeSession(
+                    options, store: HoldingStore(base: store, restartFile: options.restartFile), key: key,
+                    tally: tally)
+            }
+        #else
+            throw Options.Invalid(description: "--postgres needs the PostgreSQLStore trait (\(connection.count) chars)")
+        #endif
+    }
+
+    static func makeSession(_ options: Options, store: any TokenStore, key: String?, tally: Tally) -> AuthSession {
         let tokens = Provider<TokenEndpoint>()
         let server = options.server
         let stallFile = options.stallFile
+        let freezeFile = options.freezeFile
+        let named = key.map { " " + $0 } ?? ""
         return AuthSession(
-            store: FileTokenStore(url: options.tokenFile),
+            store: store,
             refresh: { token in
                 if let stallFile, unlink(stallFile) == 0 {
                     // Chosen to be killed while it holds the lease, before its refresh reaches
                     // the server.
-                    say("STALLED")
+                    say("STALLED" + named)
                     while true { try await Task.sleep(for: .seconds(3600)) }
                 }
+                if let freezeFile, unlink(freezeFile) == 0 {
+                    return try await heldRefresh(token, server: server, named: named, tally: tally)
+                }
                 tally.add(\.refreshes)
-                say("REFRESH")
+                say("REFRESH" + named)
                 let response = try await tokens.request(
                     TokenEndpoint(base: server, grant: .refresh(token.refreshToken ?? "")))
                 return try OAuthToken(response: response)
@@ -198,7 +264,38 @@ enum CrossProcessChild {
             // Tokens live seconds here; the guard against refresh loops must not count an
             // ordinary rotation as one.
             refreshWindow: RefreshWindow(interval: 1, maximumAttempts: 5), refreshTimeout: options.refreshTimeout ?? 30,
-            dpop: keyFactory(options))
+            abandonRefreshAfter: options.abandonAfter, dpop: keyFactory(options))
+    }
+
+    /// A refresh held before its request leaves until the line `SEND` arrives (the test stops
+    /// the process meanwhile, until another process has taken the lease over), then sent from
+    /// a task the session's abandonment does not cancel: only the lease check keeps the stale
+    /// refresh token home (`KEPT`); `SENT` when the request left.
+    static func heldRefresh(_ token: OAuthToken, server: URL, named: String, tally: Tally) async throws -> OAuthToken {
+        let tokens = Provider<TokenEndpoint>()
+        say("HOLDING" + named)
+        await Input.shared.wait(for: "SEND")
+        let sent = await Task { () -> Result<Response, CourierError> in
+            do throws(CourierError) {
+                return .success(
+                    try await tokens.request(TokenEndpoint(base: server, grant: .refresh(token.refreshToken ?? ""))))
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        switch sent {
+        case .success(let response):
+            tally.add(\.refreshes)
+            say("SENT" + named)
+            return try OAuthToken(response: response)
+        case .failure(let error):
+            if case .underlying(let underlying, _) = error, underlying is TokenLeaseLost {
+                say("KEPT" + named)
+            } else {
+                say("FAILED" + named + " \(error)")
+            }
+            throw error
+        }
     }
 
     /// The sessions' DPoP keys with `--dpop`; `nil` (bearer sessions) otherwise.
@@ -222,12 +319,33 @@ enum CrossProcessChild {
                 tally.fail(\.other, "status \(response.statusCode)")
             }
         } catch {
-            if case .authentication = error {
+            if isDatabaseDown(error) {
+                tally.add(\.storeDown)
+            } else if case .authentication(.refreshFailed(let reason)) = error, reason is RefreshTimeout {
+                // Waited longer than `--refresh-timeout` for another process's refresh (its
+                // holder is stopped, and its lease has not run out yet).
+                tally.add(\.timedOut)
+            } else if case .authentication = error {
                 tally.fail(\.auth, "\(error)")
             } else {
                 tally.fail(\.other, "\(error)")
             }
         }
+    }
+
+    /// Whether `error` is a request that failed because the database could not be reached
+    /// (`--postgres`): a typed failure while it restarts, never a logout.
+    static func isDatabaseDown(_ error: CourierError) -> Bool {
+        #if PostgreSQLStore
+            switch error {
+            case .authentication(.storeUnavailable(let reason)), .authentication(.refreshFailed(let reason)):
+                guard let reason = reason as? PostgresStoreError else { return false }
+                return [.connectionFailed, .connectionLost].contains(reason.kind)
+            default: return false
+            }
+        #else
+            return false
+        #endif
     }
 
     /// One line on standard output, written at once (never buffered: the test reads it live).
@@ -254,6 +372,10 @@ final class Tally: Sendable {
         var ok = 0
         var auth = 0
         var other = 0
+        /// Requests that failed because the database could not be reached (`--postgres`).
+        var storeDown = 0
+        /// Requests that waited longer than the refresh time-out for another process's refresh.
+        var timedOut = 0
         var logouts = 0
         var refreshes = 0
         var firstFailure = ""
@@ -290,6 +412,10 @@ struct Options {
     var go = false
     var refreshTimeout: Double?
     var abandonAfter: Double?
+    var postgres: String?
+    var keys = ["k"]
+    var freezeFile: String?
+    var restartFile: String?
     var dpop = false
 
     struct Invalid: Error, CustomStringConvertible {
@@ -326,9 +452,111 @@ struct Options {
             case "--go": go = true
             case "--refresh-timeout": refreshTimeout = try number(argument)
             case "--abandon-after": abandonAfter = try number(argument)
+            case "--postgres": postgres = try value(argument)
+            case "--keys": keys = try value(argument).split(separator: ",").map(String.init)
+            case "--freeze-file": freezeFile = try value(argument)
+            case "--restart-file": restartFile = try value(argument)
             case "--dpop": dpop = true
             default: throw Invalid(description: "unknown argument \(argument)")
             }
         }
     }
 }
+
+/// The lines that arrive on standard input after `GO`, for the refreshes and writes that wait
+/// for one (`SEND`, `RESUME`): read on a thread of their own, never on the cooperative pool.
+final class Input: Sendable {
+    static let shared = Input()
+
+    private struct State {
+        var started = false
+        var arrived: [String: Int] = [:]
+        var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+    }
+
+    private let state = Locked(State())
+
+    /// Starts reading (once).
+    func start() {
+        let first = state.withValue { state in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard first else { return }
+        Thread {
+            while let line = readLine() {
+                let resumed = self.state.withValue { state -> CheckedContinuation<Void, Never>? in
+                    if var waiters = state.waiting[line], !waiters.isEmpty {
+                        let first = waiters.removeFirst()
+                        state.waiting[line] = waiters
+                        return first
+                    }
+                    state.arrived[line, default: 0] += 1
+                    return nil
+                }
+                resumed?.resume()
+            }
+        }.start()
+    }
+
+    /// Returns when `line` arrives (or has arrived and was not waited for yet).
+    func wait(for line: String) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withValue { state -> Bool in
+                if let count = state.arrived[line], count > 0 {
+                    state.arrived[line] = count - 1
+                    return true
+                }
+                state.waiting[line, default: []].append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+}
+
+#if PostgreSQLStore
+    /// A `PostgresTokenStore` whose coordinator holds the write of one refreshed token (the
+    /// one that claims the restart file) until the line `RESUME` arrives: the token endpoint
+    /// has answered and the database is restarted before the new token is written.
+    struct HoldingStore: TokenStore {
+        let base: PostgresTokenStore
+        let held: HoldingCoordinator
+
+        init(base: PostgresTokenStore, restartFile: String?) {
+            self.base = base
+            self.held = HoldingCoordinator(base: base.postgresCoordinator, restartFile: restartFile)
+        }
+
+        func load() throws -> OAuthToken? { try base.load() }
+        func save(_ token: OAuthToken?) throws { try base.save(token) }
+        var coordinator: (any TokenStoreCoordinator)? { held }
+    }
+
+    struct HoldingCoordinator: TokenStoreCoordinator {
+        let base: PostgresTokenCoordinator
+        let restartFile: String?
+
+        nonisolated(nonsending) func currentGeneration() async throws -> UInt64? {
+            try await base.currentGeneration()
+        }
+
+        nonisolated(nonsending) func read() async throws -> StoredToken { try await base.read() }
+
+        nonisolated(nonsending) func write(_ token: OAuthToken?, change: TokenChange, ifGeneration expected: UInt64?)
+            async throws -> UInt64?
+        {
+            if change == .refreshed, let restartFile, unlink(restartFile) == 0 {
+                CrossProcessChild.say("WRITING " + base.key)
+                await Input.shared.wait(for: "RESUME")
+            }
+            return try await base.write(token, change: change, ifGeneration: expected)
+        }
+
+        func acquireLease(expiringAfter duration: TimeInterval, waitingAtMost timeout: TimeInterval) async throws
+            -> any TokenLease
+        {
+            try await base.acquireLease(expiringAfter: duration, waitingAtMost: timeout)
+        }
+    }
+#endif

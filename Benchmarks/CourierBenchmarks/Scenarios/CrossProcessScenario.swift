@@ -142,13 +142,13 @@ struct CrossProcessScenario {
                 + "counted, and the two storms alternate.")
     }
 
-    private static func expect(_ line: String, from lines: inout AsyncStream<String>.Iterator) async throws {
+    static func expect(_ line: String, from lines: inout AsyncStream<String>.Iterator) async throws {
         guard let next = await lines.next(), next == line else {
             throw StormFailure(description: "a storm child did not say \(line)")
         }
     }
 
-    private static func result(from lines: inout AsyncStream<String>.Iterator) async throws -> (
+    static func result(from lines: inout AsyncStream<String>.Iterator) async throws -> (
         seconds: Double, failures: Int
     ) {
         guard let line = await lines.next(), line.hasPrefix("RESULT ") else {
@@ -290,7 +290,7 @@ struct CrossProcessScenario {
 }
 
 /// A store no other session shares: the session checks only its own memory before a request.
-private struct OwnStore: TokenStore {
+struct OwnStore: TokenStore {
     let token: Locked<OAuthToken?>
 
     init(_ token: OAuthToken) {

@@ -2,6 +2,10 @@ import Courier
 import CourierTestServerTargets
 import Foundation
 
+#if PostgreSQLStore
+    import CourierPostgres
+#endif
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
@@ -13,15 +17,32 @@ import Foundation
 /// carry the token the server has just expired), and answers
 /// `RESULT seconds=… ok=… failures=…`: from the `GO` to the last success. It ends at
 /// end-of-file.
+///
+/// With `COURIER_BENCH_POSTGRES` (a libpq connection string; built with the PostgreSQLStore
+/// trait) its session is on a `PostgresTokenStore` of that database instead, key
+/// `COURIER_BENCH_KEY`: one process of the fleet storm.
 enum CrossProcessStormChild {
     static func run(count: Int) async throws -> [String: Double] {
         let environment = ProcessInfo.processInfo.environment
         guard let server = environment["COURIER_BENCH_SERVER"].flatMap(URL.init(string:)),
             let file = environment["COURIER_BENCH_TOKEN_FILE"]
         else { throw StormFailure(description: "COURIER_BENCH_SERVER and COURIER_BENCH_TOKEN_FILE are needed") }
+        var store: any TokenStore = FileTokenStore(url: URL(fileURLWithPath: file))
+        if let connection = environment["COURIER_BENCH_POSTGRES"] {
+            #if PostgreSQLStore
+                store = PostgresTokenStore(
+                    database: try PostgresDatabase(connection: connection),
+                    key: environment["COURIER_BENCH_KEY"] ?? "bench")
+            #else
+                throw StormFailure(
+                    description:
+                        "COURIER_BENCH_POSTGRES needs the PostgreSQLStore trait (\(connection.isEmpty ? "empty" : "set"))"
+                )
+            #endif
+        }
         let tokens = Provider<TokenEndpoint>()
         let session = AuthSession(
-            store: FileTokenStore(url: URL(fileURLWithPath: file)),
+            store: store,
             refresh: { token in
                 let grant = TokenEndpoint.Grant.refresh(token.refreshToken ?? "")
                 return try OAuthToken(response: await tokens.request(TokenEndpoint(base: server, grant: grant)))
@@ -53,13 +74,15 @@ final class StormChildProcess: Sendable {
     let lines: AsyncStream<String>
     private let handles: Locked<(process: Process, input: FileHandle)>
 
-    init(count: Int, server: URL, tokenFile: URL) throws {
+    /// Starts the child; `extra` is added to its environment (`COURIER_BENCH_POSTGRES`, …).
+    init(count: Int, server: URL, tokenFile: URL, environment extra: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = ChildProcess.executable
         process.arguments = ["--child", "crossprocess-storm", "--child-count", "\(count)"]
         var environment = ProcessInfo.processInfo.environment
         environment["COURIER_BENCH_SERVER"] = server.absoluteString
         environment["COURIER_BENCH_TOKEN_FILE"] = tokenFile.path
+        environment.merge(extra) { $1 }
         process.environment = environment
         let output = Pipe()
         let input = Pipe()

@@ -43,8 +43,6 @@ struct FrozenHolderTests {
         }
         #expect(holderLines.last == "HOLDING", "\(holderLines)")
         holder.signal(SIGSTOP)
-        // Read as soon as it runs again: the request is then about to leave.
-        holder.send("SEND")
 
         // Another process needs a token: it waits for the stopped holder's lease to expire,
         // takes it over, and rotates the refresh token.
@@ -58,6 +56,10 @@ struct FrozenHolderTests {
         let rotated = try await server.counters()
         #expect(rotated.refreshGrants == 1)
 
+        // Read as soon as it runs again: the request is then about to leave. Sent only now,
+        // long after the stop took effect: sent at once, it could wake the holder in the moment
+        // before the stop does, and its lease check pass while the lease was still its own.
+        holder.send("SEND")
         holder.signal(SIGCONT)
         for await line in holder.lines { holderLines.append(line) }
         let counters = try await server.counters()

@@ -1,4 +1,3 @@
-import Courier
 import Foundation
 
 #if canImport(Glibc)
@@ -8,17 +7,23 @@ import Foundation
 #endif
 
 /// One running `CourierCrossProcessChild`, whose standard output arrives as lines, as the
-/// child writes them.
-final class ChildProcess: Sendable {
+/// child writes them. Shared by the cross-process suites of IntegrationTests and the fleet test
+/// of CourierPostgresTests.
+///
+/// `@unchecked Sendable`: `process` and `input` are only touched holding `lock`.
+public final class ChildProcess: @unchecked Sendable {
     /// The lines the child writes, until it exits.
-    let lines: AsyncStream<String>
-    let pid: Int32
+    public let lines: AsyncStream<String>
+    /// The child's process id.
+    public let pid: Int32
     /// The process and its standard input; the process object must live until the child is
     /// reaped.
-    private let handles: Locked<(process: Process, input: FileHandle)>
+    private let lock = NSLock()
+    private let process: Process
+    private let input: FileHandle
 
     /// Starts the child with `arguments`.
-    init(_ arguments: [String]) throws {
+    public init(_ arguments: [String]) throws {
         let process = Process()
         process.executableURL = try Self.executable()
         process.arguments = arguments
@@ -28,7 +33,8 @@ final class ChildProcess: Sendable {
         process.standardInput = input
         try process.run()
         pid = process.processIdentifier
-        handles = Locked((process, input.fileHandleForWriting))
+        self.process = process
+        self.input = input.fileHandleForWriting
         let (lines, continuation) = AsyncStream.makeStream(of: String.self)
         self.lines = lines
         let reading = output.fileHandleForReading
@@ -50,25 +56,25 @@ final class ChildProcess: Sendable {
     }
 
     /// Writes a line to the child's standard input.
-    func send(_ line: String) {
-        handles.withValue { try? $0.input.write(contentsOf: Data((line + "\n").utf8)) }
+    public func send(_ line: String) {
+        lock.withLock { try? input.write(contentsOf: Data((line + "\n").utf8)) }
     }
 
     /// `kill -9`.
-    func kill() {
+    public func kill() {
         _ = systemKill(pid, SIGKILL)
     }
 
     /// Sends `signal` (`SIGSTOP`, `SIGCONT`).
-    func signal(_ signal: Int32) {
+    public func signal(_ signal: Int32) {
         _ = systemKill(pid, signal)
     }
 
     /// Kills the child if it still runs and closes its input (cleanup after a failed test).
-    func stop() {
-        handles.withValue { handles in
-            if handles.process.isRunning { _ = systemKill(pid, SIGKILL) }
-            try? handles.input.close()
+    public func stop() {
+        lock.withLock {
+            if process.isRunning { _ = systemKill(pid, SIGKILL) }
+            try? input.close()
         }
     }
 
@@ -82,7 +88,7 @@ final class ChildProcess: Sendable {
 
     /// `CourierCrossProcessChild`, built beside the test bundle by `swift build --build-tests`
     /// (or the path in `COURIER_CROSSPROCESS_CHILD`).
-    static func executable() throws -> URL {
+    public static func executable() throws -> URL {
         if let path = ProcessInfo.processInfo.environment["COURIER_CROSSPROCESS_CHILD"] {
             return URL(fileURLWithPath: path)
         }
@@ -98,17 +104,22 @@ final class ChildProcess: Sendable {
         throw ChildMissing(description: "\(name) was not found beside the tests; run `swift build --build-tests`")
     }
 
-    struct ChildMissing: Error, CustomStringConvertible {
-        let description: String
+    /// The child executable was not built.
+    public struct ChildMissing: Error, CustomStringConvertible {
+        /// What is missing and how to build it.
+        public let description: String
     }
 }
 
 /// What a child's `DONE` (or `CHECK`) line reports.
-struct ChildReport: Equatable {
-    var values: [String: Int] = [:]
-    var text = ""
+public struct ChildReport: Equatable, Sendable {
+    /// The line's `name=number` fields (`true`/`false` as 1/0).
+    public var values: [String: Int] = [:]
+    /// The whole line.
+    public var text = ""
 
-    init?(_ line: String, prefix: String) {
+    /// The report in `line`, if it starts with `prefix` and a space.
+    public init?(_ line: String, prefix: String) {
         guard line.hasPrefix(prefix + " ") else { return nil }
         text = line
         for field in line.dropFirst(prefix.count + 1).split(separator: " ") {
@@ -119,5 +130,6 @@ struct ChildReport: Equatable {
         }
     }
 
-    subscript(_ key: String) -> Int { values[key] ?? -1 }
+    /// The field's value, or -1 when the line has none.
+    public subscript(_ key: String) -> Int { values[key] ?? -1 }
 }

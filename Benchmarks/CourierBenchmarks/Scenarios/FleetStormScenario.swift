@@ -1,0 +1,228 @@
+import Courier
+import CourierTestServer
+import CourierTesting
+import Foundation
+
+#if PostgreSQLStore
+    import CourierPostgres
+#endif
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Sessions in several processes that share a key of a PostgreSQL database (issue 28), on a
+/// throw-away server the scenario starts (`TestPostgres`: initdb + pg_ctl, as the `postgres`
+/// user when run as root). Needs the PostgreSQLStore trait (`swift run -c release --traits
+/// PostgreSQLStore CourierBenchmarks --only fleetstorm`; scripts/bench does so when PostgreSQL
+/// and libpq's headers are installed); without it the scenario reports itself skipped.
+///
+/// - **Fleet storm.** As the cross-process storm (``CrossProcessScenario``), with the children's
+///   sessions on a `PostgresTokenStore` of one key instead of a token file: refreshes at the
+///   server per storm (target 1), and the time from `GO` to the last success in the slowest
+///   process against the same storm in one process on a store of its own (target ≤ 2×).
+/// - **Freshness check.** µs per signed request with a session on a `PostgresTokenStore`
+///   (the generation cached in the process and invalidated by `NOTIFY`: no round trip while
+///   nothing changed) minus the same with a store of the session's own (target ≤ 2 µs, the
+///   file coordinator's class).
+struct FleetStormScenario {
+    let processes: Int
+    let requestsPerProcess: Int
+    let rounds: Int
+    let freshnessRounds: Int
+    let freshnessRequests: Int
+
+    static let stormTarget = 2.0
+    static let freshnessTarget = 2.0
+
+    func run() async throws -> ScenarioResult {
+        #if PostgreSQLStore
+            let database = try await TestPostgres()
+            do {
+                var result = ScenarioResult()
+                try await storm(database, into: &result)
+                try await freshness(database, into: &result)
+                await database.stop()
+                return result
+            } catch {
+                await database.stop()
+                throw error
+            }
+        #else
+            var skipped = ScenarioResult()
+            skipped.rows = [
+                Row(
+                    scenario: "Fleet storm (PostgreSQL)", metric: "skipped: built without the PostgreSQLStore trait",
+                    measured: "swift run -c release --traits PostgreSQLStore CourierBenchmarks --only fleetstorm")
+            ]
+            return skipped
+        #endif
+    }
+
+    #if PostgreSQLStore
+        // MARK: The storm
+
+        private func storm(_ database: TestPostgres, into result: inout ScenarioResult) async throws {
+            let server = try await TestServer.start(tokenLifetime: 3600)
+            defer { server.stop() }
+            try await server.configure(.init(reuseDetection: true))
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "courier-bench-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            // The fleet's children get a token file path too (the child needs one), never used.
+            let unused = folder.appendingPathComponent("unused/token.json")
+            let alone = folder.appendingPathComponent("alone/token.json")
+            let signIn = try PostgresDatabase(connection: database.connection)
+            try PostgresTokenStore(database: signIn, key: "fleet").save(
+                OAuthToken(tokenResponse: try await server.issueToken(lifetime: 3600), receivedAt: Date()))
+            try FileTokenStore(url: alone).save(
+                OAuthToken(tokenResponse: try await server.issueToken(lifetime: 3600), receivedAt: Date()))
+            let total = processes * requestsPerProcess
+            let fleet = try (0..<processes).map { _ in
+                try StormChildProcess(
+                    count: requestsPerProcess, server: server.baseURL, tokenFile: unused,
+                    environment: ["COURIER_BENCH_POSTGRES": database.connection, "COURIER_BENCH_KEY": "fleet"])
+            }
+            let single = try StormChildProcess(count: total, server: server.baseURL, tokenFile: alone)
+            defer { for child in fleet + [single] { child.finish() } }
+            var fleetLines = fleet.map { $0.lines.makeAsyncIterator() }
+            var singleLines = single.lines.makeAsyncIterator()
+            for index in fleetLines.indices { try await CrossProcessScenario.expect("READY", from: &fleetLines[index]) }
+            try await CrossProcessScenario.expect("READY", from: &singleLines)
+
+            var together: [Double] = []
+            var apart: [Double] = []
+            var refreshes: [Int] = []
+            var reuses = 0
+            var failures = 0
+            for round in 0..<rounds {
+                for step in round % 2 == 0 ? [true, false] : [false, true] {
+                    try await server.expireAccessTokens()
+                    try await server.resetCounters()
+                    if step {
+                        for child in fleet { child.send("GO") }
+                        var slowest = 0.0
+                        for index in fleetLines.indices {
+                            let report = try await CrossProcessScenario.result(from: &fleetLines[index])
+                            slowest = max(slowest, report.seconds)
+                            failures += report.failures
+                        }
+                        together.append(slowest)
+                        let counters = try await server.counters()
+                        refreshes.append(counters.refreshGrants)
+                        reuses += counters.refreshTokenReuses
+                    } else {
+                        single.send("GO")
+                        let report = try await CrossProcessScenario.result(from: &singleLines)
+                        apart.append(report.seconds)
+                        failures += report.failures
+                    }
+                }
+            }
+            let ratio = Summary.ratios(together, apart)
+            let oneRefresh = refreshes.allSatisfy { $0 == 1 }
+            result.set("fleet_storm_processes", processes)
+            result.set("fleet_storm_requests_per_process", requestsPerProcess)
+            result.set("fleet_storm_rounds", rounds)
+            result.set("fleet_storm_refresh_calls", refreshes.max() ?? 0)
+            result.set("fleet_storm_refresh_calls_min", refreshes.min() ?? 0)
+            result.set("fleet_storm_refresh_token_reuses", reuses)
+            result.set("fleet_storm_failures", failures)
+            result.set("fleet_storm_seconds", Summary(together))
+            result.set("fleet_storm_single_seconds", Summary(apart))
+            result.set("fleet_storm_ratio", ratio)
+
+            let scenario = "Fleet storm (PostgreSQL)"
+            let shape = "\(processes) processes × \(requestsPerProcess)"
+            result.rows += [
+                Row(
+                    scenario: scenario, metric: "refreshes per storm of \(shape), one key (server)",
+                    measured: refreshes.map(String.init).joined(separator: ", "), target: "1",
+                    verdict: oneRefresh && reuses == 0 ? .met : .missed),
+                Row(
+                    scenario: scenario, metric: "failed requests, refresh tokens sent twice (all rounds)",
+                    measured: "\(failures), \(reuses)", target: "0, 0",
+                    verdict: failures == 0 && reuses == 0 ? .met : .missed),
+                Row(
+                    scenario: scenario, metric: "storm: GO → last success, slowest process",
+                    measured: Summary(together).formatted(3, unit: "s")),
+                Row(
+                    scenario: scenario, metric: "the same \(Format.integer(total)) requests in one process",
+                    measured: Summary(apart).formatted(3, unit: "s")),
+                Row(
+                    scenario: scenario, metric: "  fleet on PostgreSQL ÷ one process",
+                    measured: ratio.formatted(2, unit: "×"), target: "≤ \(Self.stormTarget)×",
+                    verdict: ratio.median <= Self.stormTarget ? .met : .missed),
+            ]
+            result.notes.append(
+                "Fleet storm: \(rounds) rounds against the Python test server with reuse detection and a throw-away "
+                    + "PostgreSQL on loopback (fsync off); the children (this executable with --child "
+                    + "crossprocess-storm and COURIER_BENCH_POSTGRES) live across rounds, and the two storms alternate."
+            )
+        }
+
+        // MARK: The freshness check
+
+        private func freshness(_ server: TestPostgres, into result: inout ScenarioResult) async throws {
+            let token = OAuthToken(
+                accessToken: "at-bench", refreshToken: "rt-bench", expiresAt: Date() + 86_400, issuedAt: Date())
+            let database = try PostgresDatabase(connection: server.connection)
+            let fleetStore = PostgresTokenStore(database: database, key: "fresh")
+            try fleetStore.save(token)
+            let own = OwnStore(token)
+            let transport = ImmediateTransport(
+                statusCode: 200, data: smallJSONBody, headers: ["Content-Type": "application/json"])
+            func provider(_ store: any TokenStore) -> RefreshableProvider<ProtectedAPI> {
+                RefreshableProvider<ProtectedAPI>(
+                    auth: AuthSession(store: store, refresh: { $0 }), transport: transport)
+            }
+            let shared = provider(fleetStore)
+            let alone = provider(own)
+            let target = ProtectedAPI(baseURL: PipelineAPI.base, path: "items/42")
+            let coordinator = fleetStore.postgresCoordinator
+            let count = freshnessRequests
+            let variants: [Interleaved.Variant<PerCall>] = [
+                .init(name: "postgres") {
+                    try await Timing.perCall(count) { try await shared.request(target).statusCode }
+                },
+                .init(name: "own") { try await Timing.perCall(count) { try await alone.request(target).statusCode } },
+                .init(name: "check") {
+                    try await Timing.perCall(count * 10) { Int(try await coordinator.currentGeneration() ?? 0) }
+                },
+            ]
+            // The first requests read the row (and the listener starts): warm-up, not measured.
+            for variant in variants { _ = try await variant.round() }
+            let samples = try await Interleaved.run(rounds: freshnessRounds, variants)
+            let cpuValid = samples.values.allSatisfy { $0.allSatisfy { $0.cpu != nil } }
+            func best(_ name: String) -> [Double] { samples[name]!.map { cpuValid ? $0.best : $0.wall } }
+            let added = Summary(zip(best("postgres"), best("own")).map { $0 - $1 })
+            let check = Summary(best("check"))
+            result.set("fleet_freshness_us", added)
+            result.set("fleet_freshness_check_us", check)
+            result.set("fleet_signed_request_postgres_store_us", Summary(best("postgres")))
+            result.set("fleet_signed_request_own_store_us", Summary(best("own")))
+            result.set("fleet_freshness_clock", cpuValid ? "thread_cpu" : "wall")
+
+            let scenario = "Fleet freshness (PostgreSQL)"
+            result.rows += [
+                Row(
+                    scenario: scenario, metric: "signed request, session on a PostgresTokenStore",
+                    measured: Summary(best("postgres")).formatted(2, unit: "µs")),
+                Row(
+                    scenario: scenario, metric: "signed request, session on a store of its own",
+                    measured: Summary(best("own")).formatted(2, unit: "µs")),
+                Row(
+                    scenario: scenario, metric: "  added by the generation check, per signed request",
+                    measured: added.formatted(2, unit: "µs"), target: "≤ \(Self.freshnessTarget) µs",
+                    verdict: added.median <= Self.freshnessTarget ? .met : .missed),
+                Row(
+                    scenario: scenario, metric: "  the check alone (the cached generation; NOTIFY invalidates it)",
+                    measured: check.formatted(3, unit: "µs")),
+            ]
+            result.notes.append(
+                "Fleet freshness: \(freshnessRounds) interleaved rounds of \(Format.integer(count)) sequential "
+                    + "signed requests per variant through an in-memory transport, the session on a PostgresTokenStore "
+                    + "whose generation is cached until a NOTIFY; "
+                    + (cpuValid ? "the measuring thread's CPU time." : "wall-clock time (a loop changed threads)."))
+        }
+    #endif
+}
