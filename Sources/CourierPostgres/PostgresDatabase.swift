@@ -103,6 +103,17 @@
             """
         }
 
+        /// Whether the table has the columns this version uses, as the statement that asks:
+        /// a table created by Courier 1.5.0 lacks `lease_taken` (added in 1.6.0).
+        var missingColumnSQL: String {
+            "SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'lease_taken' AND NOT attisdropped"
+        }
+
+        /// The upgrade of a 1.5.0 table (also in `courier_tokens.sql`).
+        var upgradeSQL: String {
+            "ALTER TABLE \(quotedTable) ADD COLUMN IF NOT EXISTS lease_taken timestamptz"
+        }
+
         /// Creates the table (once per process) and the key's row (once per key).
         func prepare(key: String) async throws(PostgresStoreError) {
             if state.isPrepared(key) { return }
@@ -112,6 +123,15 @@
                 } catch  where ["23505", "42P07", "42710"].contains(error.sqlState ?? "") {
                     // Another call or process created it at the same moment (CREATE TABLE IF NOT EXISTS
                     // is not atomic against a concurrent one): it exists now.
+                }
+                // A table an earlier version created: its new column is added once (the ALTER
+                // needs the table's owner, so it is only sent when the column is missing).
+                if try await query(missingColumnSQL, [quotedTable]).isEmpty {
+                    do {
+                        _ = try await query(upgradeSQL, [])
+                    } catch {
+                        throw Self.upgradeFailure(error)
+                    }
                 }
                 state.setPrepared(nil)
             }
@@ -127,11 +147,29 @@
                 do {
                     _ = try engine.blockingQuery(createTableSQL, [])
                 } catch  where ["23505", "42P07", "42710"].contains(error.sqlState ?? "") {}
+                if try engine.blockingQuery(missingColumnSQL, [quotedTable]).isEmpty {
+                    do {
+                        _ = try engine.blockingQuery(upgradeSQL, [])
+                    } catch {
+                        throw Self.upgradeFailure(error)
+                    }
+                }
                 state.setPrepared(nil)
             }
             _ = try engine.blockingQuery(
                 "INSERT INTO \(quotedTable) (key) VALUES ($1) ON CONFLICT (key) DO NOTHING", [key])
             state.setPrepared(key)
+        }
+
+        /// An upgrade that failed, with the migration to run: a role without ownership of the
+        /// table cannot add the column itself.
+        private static func upgradeFailure(_ error: PostgresStoreError) -> PostgresStoreError {
+            PostgresStoreError(
+                kind: error.kind,
+                reason: "the token table lacks the lease_taken column Courier 1.6.0 uses, and adding it failed ("
+                    + error.reason
+                    + "); run the ALTER TABLE at the end of courier_tokens.sql as the table's owner",
+                sqlState: error.sqlState, connection: error.connection)
         }
 
         // MARK: Statements

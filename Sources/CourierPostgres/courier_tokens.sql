@@ -14,3 +14,6 @@ CREATE TABLE IF NOT EXISTS courier_tokens (
 );
 -- Courier's role needs SELECT, INSERT and UPDATE on it (and CREATE on the schema only if it
 -- is to create the table itself); leases also use pg_try_advisory_lock, open to every role.
+-- Upgrading a table created by Courier 1.5.0 (which Courier also does on first use, when its
+-- role owns the table):
+ALTER TABLE courier_tokens ADD COLUMN IF NOT EXISTS lease_taken timestamptz;

@@ -54,6 +54,31 @@
             }
         }
 
+        @Test("a table created by 1.5.0 (no lease_taken) is upgraded on first use, and its token is kept")
+        func upgradesA15Table() async throws {
+            try await TestPostgres.with { server in
+                let setup = try PostgresDatabase(connection: server.connection)
+                let json = String(decoding: try JSONEncoder().encode(Self.token("old")), as: UTF8.self)
+                _ = try await setup.query(
+                    """
+                    CREATE TABLE courier_tokens (key text PRIMARY KEY, token jsonb, change smallint,
+                        generation bigint NOT NULL DEFAULT 0, lease_owner uuid, lease_expires timestamptz,
+                        lease_backed boolean NOT NULL DEFAULT false, updated_at timestamptz NOT NULL DEFAULT now())
+                    """, [])
+                _ = try await setup.query(
+                    "INSERT INTO courier_tokens (key, token, generation) VALUES ('k', $1::jsonb, 4)", [json])
+                let (a, _) = try Self.twoProcesses(server)
+                #expect(try await a.read() == StoredToken(token: Self.token("old"), generation: 4))
+                let lease = try await a.acquireLease(expiringAfter: 600, waitingAtMost: 0)
+                #expect(try await a.write(Self.token("new"), change: .refreshed, ifGeneration: 4) == 5)
+                await lease.release()
+                let columns = try await setup.query(
+                    "SELECT 1 FROM pg_attribute WHERE attrelid = 'courier_tokens'::regclass AND attname = 'lease_taken'",
+                    [])
+                #expect(columns.count == 1)
+            }
+        }
+
         @Test("currentGeneration() costs no round trip while nothing changed; another process's write invalidates it")
         func generationCache() async throws {
             try await TestPostgres.with { server in
