@@ -19,50 +19,18 @@ import FoundationNetworking
 /// presented a rotated refresh token again would trip its reuse detection.
 @Suite("DPoP across processes on one token file", .timeLimit(.minutes(5)))
 struct DPoPCrossProcessTests {
-    /// Runs the child with `arguments` and returns its standard output once it exits.
-    static func run(_ arguments: [String]) async throws -> String {
-        let process = Process()
-        process.executableURL = try childExecutable()
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        let exited = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in exited.continuation.yield() }
-        try process.run()
-        // Read to the end on a thread of its own (a blocking read), then wait for the exit.
-        let text = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
-            Thread {
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                continuation.resume(returning: String(decoding: data, as: UTF8.self))
-            }.start()
+    /// Runs the child (`ChildProcess`, shared with the other cross-process suites) with
+    /// `arguments` until its `DONE` line, and returns that report.
+    static func run(_ arguments: [String]) async throws -> ChildReport {
+        let child = try ChildProcess(arguments)
+        defer { child.stop() }
+        var output: [String] = []
+        for await line in child.lines {
+            output.append(line)
+            if let report = ChildReport(line, prefix: "DONE") { return report }
         }
-        for await _ in exited.stream { break }
-        #expect(process.terminationStatus == 0, "child exited with \(process.terminationStatus): \(text)")
-        return text
-    }
-
-    static func childExecutable() throws -> URL {
-        let name = "CourierCrossProcessChild"
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        for _ in 0..<5 {
-            let candidate = directory.appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
-    }
-
-    /// The `key=value` numbers of a child's `DONE` line.
-    static func done(in output: String) throws -> [String: Int] {
-        let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("DONE ") })
-        var values: [String: Int] = [:]
-        for field in line.split(separator: " ").dropFirst() {
-            let parts = field.split(separator: "=", maxSplits: 1)
-            if parts.count == 2, let number = Int(parts[1]) { values[String(parts[0])] = number }
-        }
-        return values
+        Issue.record("the child ended without a DONE line: \(output.joined(separator: "\n"))")
+        throw CancellationError()
     }
 
     @Test("three processes sign with the key the sign-in stored and refresh it between them, never twice")
@@ -94,16 +62,15 @@ struct DPoPCrossProcessTests {
             "--server", base.absoluteString, "--token-file", tokenFile.path, "--dpop", "--go", "--duration", "4",
             "--workers", "3", "--interval", "0.02", "--leeway", "0.5",
         ]
-        let outputs = try await withThrowingTaskGroup(of: String.self) { group in
+        let reports = try await withThrowingTaskGroup(of: ChildReport.self) { group in
             for _ in 0..<3 { group.addTask { try await Self.run(arguments) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        for output in outputs {
-            let done = try Self.done(in: output)
-            #expect((done["ok"] ?? 0) > 0, "\(output)")
-            #expect(done["auth"] == 0, "\(output)")
-            #expect(done["other"] == 0, "\(output)")
-            #expect(done["logouts"] == 0, "\(output)")
+        for report in reports {
+            #expect(report["ok"] > 0, "\(report.text)")
+            #expect(report["auth"] == 0, "\(report.text)")
+            #expect(report["other"] == 0, "\(report.text)")
+            #expect(report["logouts"] == 0, "\(report.text)")
         }
         let counters = try await server.counters()
         #expect(counters.refreshTokenReuses == 0)

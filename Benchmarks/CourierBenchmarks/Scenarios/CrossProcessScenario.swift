@@ -59,44 +59,11 @@ struct CrossProcessScenario {
         }
         let single = try StormChildProcess(count: total, server: server.baseURL, tokenFile: alone)
         defer { for child in crossChildren + [single] { child.finish() } }
-        var crossLines = crossChildren.map { $0.lines.makeAsyncIterator() }
-        var singleLines = single.lines.makeAsyncIterator()
-        for index in crossLines.indices { try await Self.expect("READY", from: &crossLines[index]) }
-        try await Self.expect("READY", from: &singleLines)
-
-        var cross: [Double] = []
-        var alone1: [Double] = []
-        var refreshes: [Int] = []
-        var singleRefreshes: [Int] = []
-        var rejected: [Int] = []
-        var reuses = 0
-        var failures = 0
-        for round in 0..<rounds {
-            for step in round % 2 == 0 ? [true, false] : [false, true] {
-                try await server.expireAccessTokens()
-                try await server.resetCounters()
-                if step {
-                    for child in crossChildren { child.send("GO") }
-                    var slowest = 0.0
-                    for index in crossLines.indices {
-                        let report = try await Self.result(from: &crossLines[index])
-                        slowest = max(slowest, report.seconds)
-                        failures += report.failures
-                    }
-                    cross.append(slowest)
-                    let counters = try await server.counters()
-                    refreshes.append(counters.refreshGrants)
-                    rejected.append(counters.protected401)
-                    reuses += counters.refreshTokenReuses
-                } else {
-                    single.send("GO")
-                    let report = try await Self.result(from: &singleLines)
-                    alone1.append(report.seconds)
-                    failures += report.failures
-                    singleRefreshes.append(try await server.counters().refreshGrants)
-                }
-            }
-        }
+        let storms = try await StormRounds.run(server: server, group: crossChildren, single: single, rounds: rounds)
+        let (cross, alone1, refreshes) = (storms.together, storms.apart, storms.refreshes)
+        let (singleRefreshes, rejected, reuses, failures) = (
+            storms.singleRefreshes, storms.rejected, storms.reuses, storms.failures
+        )
         let ratio = Summary.ratios(cross, alone1)
         let oneRefresh = refreshes.allSatisfy { $0 == 1 }
         result.set("crossprocess_processes", processes)

@@ -84,40 +84,9 @@ struct FleetStormScenario {
             }
             let single = try StormChildProcess(count: total, server: server.baseURL, tokenFile: alone)
             defer { for child in fleet + [single] { child.finish() } }
-            var fleetLines = fleet.map { $0.lines.makeAsyncIterator() }
-            var singleLines = single.lines.makeAsyncIterator()
-            for index in fleetLines.indices { try await CrossProcessScenario.expect("READY", from: &fleetLines[index]) }
-            try await CrossProcessScenario.expect("READY", from: &singleLines)
-
-            var together: [Double] = []
-            var apart: [Double] = []
-            var refreshes: [Int] = []
-            var reuses = 0
-            var failures = 0
-            for round in 0..<rounds {
-                for step in round % 2 == 0 ? [true, false] : [false, true] {
-                    try await server.expireAccessTokens()
-                    try await server.resetCounters()
-                    if step {
-                        for child in fleet { child.send("GO") }
-                        var slowest = 0.0
-                        for index in fleetLines.indices {
-                            let report = try await CrossProcessScenario.result(from: &fleetLines[index])
-                            slowest = max(slowest, report.seconds)
-                            failures += report.failures
-                        }
-                        together.append(slowest)
-                        let counters = try await server.counters()
-                        refreshes.append(counters.refreshGrants)
-                        reuses += counters.refreshTokenReuses
-                    } else {
-                        single.send("GO")
-                        let report = try await CrossProcessScenario.result(from: &singleLines)
-                        apart.append(report.seconds)
-                        failures += report.failures
-                    }
-                }
-            }
+            let storms = try await StormRounds.run(server: server, group: fleet, single: single, rounds: rounds)
+            let (together, apart, refreshes) = (storms.together, storms.apart, storms.refreshes)
+            let (reuses, failures) = (storms.reuses, storms.failures)
             let ratio = Summary.ratios(together, apart)
             let oneRefresh = refreshes.allSatisfy { $0 == 1 }
             result.set("fleet_storm_processes", processes)
