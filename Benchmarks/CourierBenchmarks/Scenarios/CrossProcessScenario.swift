@@ -223,36 +223,14 @@ struct CrossProcessScenario {
         ]
         for variant in variants { _ = try await variant.round() }
         let samples = try await Interleaved.run(rounds: freshnessRounds, variants)
-        let cpuValid = samples.values.allSatisfy { $0.allSatisfy { $0.cpu != nil } }
-        func best(_ name: String) -> [Double] { samples[name]!.map { cpuValid ? $0.best : $0.wall } }
-        let added = Summary(zip(best("file"), best("own")).map { $0 - $1 })
-        let check = Summary(best("check"))
-        result.set("crossprocess_freshness_us", added)
-        result.set("crossprocess_freshness_check_us", check)
-        result.set("crossprocess_signed_request_file_store_us", Summary(best("file")))
-        result.set("crossprocess_signed_request_own_store_us", Summary(best("own")))
-        result.set("crossprocess_freshness_clock", cpuValid ? "thread_cpu" : "wall")
-
-        let scenario = "Cross-process freshness"
-        result.rows += [
-            Row(
-                scenario: scenario, metric: "signed request, session on a FileTokenStore",
-                measured: Summary(best("file")).formatted(2, unit: "µs")),
-            Row(
-                scenario: scenario, metric: "signed request, session on a store of its own",
-                measured: Summary(best("own")).formatted(2, unit: "µs")),
-            Row(
-                scenario: scenario, metric: "  added by the generation check, per signed request",
-                measured: added.formatted(2, unit: "µs"), target: "≤ \(Self.freshnessTarget) µs",
-                verdict: added.median <= Self.freshnessTarget ? .met : .missed),
-            Row(
-                scenario: scenario, metric: "  the check alone (one pread of the lock file)",
-                measured: check.formatted(3, unit: "µs")),
-        ]
+        FreshnessReport(
+            scenario: "Cross-process freshness", keyPrefix: "crossprocess", storeVariant: "file", storeKey: "file",
+            storeLabel: "FileTokenStore", checkLabel: "one pread of the lock file", target: Self.freshnessTarget
+        ).add(samples, to: &result)
         result.notes.append(
             "Cross-process freshness: \(freshnessRounds) interleaved rounds of \(Format.integer(count)) sequential "
                 + "signed requests per variant through an in-memory transport; "
-                + (cpuValid ? "the measuring thread's CPU time." : "wall-clock time (a loop changed threads)."))
+                + FreshnessReport.clockNote(samples))
     }
 }
 

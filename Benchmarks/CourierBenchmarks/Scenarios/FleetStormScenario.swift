@@ -161,37 +161,16 @@ struct FleetStormScenario {
             // The first requests read the row (and the listener starts): warm-up, not measured.
             for variant in variants { _ = try await variant.round() }
             let samples = try await Interleaved.run(rounds: freshnessRounds, variants)
-            let cpuValid = samples.values.allSatisfy { $0.allSatisfy { $0.cpu != nil } }
-            func best(_ name: String) -> [Double] { samples[name]!.map { cpuValid ? $0.best : $0.wall } }
-            let added = Summary(zip(best("postgres"), best("own")).map { $0 - $1 })
-            let check = Summary(best("check"))
-            result.set("fleet_freshness_us", added)
-            result.set("fleet_freshness_check_us", check)
-            result.set("fleet_signed_request_postgres_store_us", Summary(best("postgres")))
-            result.set("fleet_signed_request_own_store_us", Summary(best("own")))
-            result.set("fleet_freshness_clock", cpuValid ? "thread_cpu" : "wall")
-
-            let scenario = "Fleet freshness (PostgreSQL)"
-            result.rows += [
-                Row(
-                    scenario: scenario, metric: "signed request, session on a PostgresTokenStore",
-                    measured: Summary(best("postgres")).formatted(2, unit: "µs")),
-                Row(
-                    scenario: scenario, metric: "signed request, session on a store of its own",
-                    measured: Summary(best("own")).formatted(2, unit: "µs")),
-                Row(
-                    scenario: scenario, metric: "  added by the generation check, per signed request",
-                    measured: added.formatted(2, unit: "µs"), target: "≤ \(Self.freshnessTarget) µs",
-                    verdict: added.median <= Self.freshnessTarget ? .met : .missed),
-                Row(
-                    scenario: scenario, metric: "  the check alone (the cached generation; NOTIFY invalidates it)",
-                    measured: check.formatted(3, unit: "µs")),
-            ]
+            FreshnessReport(
+                scenario: "Fleet freshness (PostgreSQL)", keyPrefix: "fleet", storeVariant: "postgres",
+                storeKey: "postgres", storeLabel: "PostgresTokenStore",
+                checkLabel: "the cached generation; NOTIFY invalidates it", target: Self.freshnessTarget
+            ).add(samples, to: &result)
             result.notes.append(
                 "Fleet freshness: \(freshnessRounds) interleaved rounds of \(Format.integer(count)) sequential "
                     + "signed requests per variant through an in-memory transport, the session on a PostgresTokenStore "
                     + "whose generation is cached until a NOTIFY; "
-                    + (cpuValid ? "the measuring thread's CPU time." : "wall-clock time (a loop changed threads)."))
+                    + FreshnessReport.clockNote(samples))
         }
     #endif
 }
