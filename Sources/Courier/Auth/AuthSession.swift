@@ -137,7 +137,7 @@ public actor AuthSession {
     ///     default (see <doc:TokenRefresh#When-a-failed-refresh-ends-the-session>). A backend
     ///     with an error envelope of its own passes ``SessionEndingRule/custom(_:)``.
     ///   - dpop: makes the session sender-constrained (DPoP, RFC 9449) with keys from this
-    ///     factory: each sign-in (`signIn { … }`) and each first token from
+    ///     factory: each sign-in (``signIn(with:)``) and each first token from
     ///     `acquire` gets a new key, kept with the token in the store (``OAuthToken/dpopKey``)
     ///     so that every process sharing the store signs with it; every request signed with a
     ///     DPoP-bound token carries a proof, and so does every token request sent through a
@@ -384,7 +384,7 @@ public actor AuthSession {
     ///   ``signIn(_:)`` with a token throws; the session is then unchanged.
     @discardableResult
     public func signIn(
-        @_inheritActorContext _ obtain: @escaping @isolated(any) @Sendable () async throws -> OAuthToken
+        @_inheritActorContext with obtain: @escaping @isolated(any) @Sendable () async throws -> OAuthToken
     ) async throws -> OAuthToken {
         guard let dpop else {
             let token = try await obtain()

@@ -37,7 +37,7 @@ public enum DPoPError: Error, Sendable {
 
     /// A DPoP session was given a DPoP-bound token (`token_type: DPoP`) without its key
     /// (``OAuthToken/dpopKey``), or with one the session's factory cannot restore: sign in with
-    /// `AuthSession.signIn { … }`, which binds the token to a new key.
+    /// ``AuthSession/signIn(with:)``, which binds the token to a new key.
     case tokenNotBound
 }
 
