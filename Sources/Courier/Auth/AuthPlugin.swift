@@ -88,9 +88,9 @@ public struct AuthPlugin: PluginType {
         }
         var token = token
         for _ in 0..<2 {
-            let key: any DPoPKey
+            let builder: DPoPProofBuilder
             do {
-                key = try dpop.key(for: token)
+                builder = try dpop.builder(for: token)
             } catch {
                 do {
                     token = try await auth.endSession(lostKeyOf: token)
@@ -103,7 +103,7 @@ public struct AuthPlugin: PluginType {
                 continue
             }
             try Self.checkAuthorization("DPoP \(token.accessToken)", url: request.url)
-            return (try await dpop.signed(request, accessToken: token.accessToken, key: key), token)
+            return (try await dpop.signed(request, accessToken: token.accessToken, builder: builder), token)
         }
         throw .authentication(.sessionExpired)
     }

@@ -174,8 +174,8 @@ extension AuthSession {
             if let dpop {
                 // A first token is bound to a new key, as a sign-in's is.
                 do {
-                    let (key, data) = try await dpop.newKey()
-                    binding = (DPoPTokenRequest.Signing(signer: dpop, key: key), data)
+                    let (builder, data) = try await dpop.newKey()
+                    binding = (DPoPTokenRequest.Signing(signer: dpop, builder: builder), data)
                 } catch {
                     return (.transient, error)
                 }
@@ -204,13 +204,13 @@ extension AuthSession {
         > {
             guard let dpop else { return .success(nil) }
             guard DPoPSigner.isBound(token) else {
-                guard let (key, data) = try? await dpop.newKey() else { return .success(nil) }
-                return .success((DPoPTokenRequest.Signing(signer: dpop, key: key), data))
+                guard let (builder, data) = try? await dpop.newKey() else { return .success(nil) }
+                return .success((DPoPTokenRequest.Signing(signer: dpop, builder: builder), data))
             }
             do {
-                let key = try dpop.key(for: token)
-                // `key(for:)` refused a token without data.
-                return .success((DPoPTokenRequest.Signing(signer: dpop, key: key), token.dpopKey ?? Data()))
+                let builder = try dpop.builder(for: token)
+                // `builder(for:)` refused a token without data.
+                return .success((DPoPTokenRequest.Signing(signer: dpop, builder: builder), token.dpopKey ?? Data()))
             } catch {
                 return .failure(error)
             }

@@ -351,7 +351,7 @@ public actor AuthSession {
         if let dpop, DPoPSigner.isBound(token) {
             // A bound token is useless without its key: refuse it now, not at the first request.
             do {
-                _ = try dpop.key(for: token)
+                _ = try dpop.builder(for: token)
             } catch {
                 throw DPoPError.tokenNotBound
             }
@@ -391,8 +391,8 @@ public actor AuthSession {
             try await signIn(token)
             return token
         }
-        let (key, data) = try await dpop.newKey()
-        var token = try await DPoPTokenRequest.$current.withValue(.init(signer: dpop, key: key)) {
+        let (builder, data) = try await dpop.newKey()
+        var token = try await DPoPTokenRequest.$current.withValue(.init(signer: dpop, builder: builder)) {
             try await obtain()
         }
         token.dpopKey = DPoPSigner.isBound(token) ? data : nil

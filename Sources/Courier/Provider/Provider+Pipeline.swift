@@ -140,7 +140,7 @@ extension Provider {
             prepared = try await prepareRequest(request, target: context.target)
             if let signing = DPoPTokenRequest.current, prepared.value(forHTTPHeaderField: "DPoP") == nil {
                 // Signed last, so the proof's htm and htu are the request's as sent.
-                prepared = try await signing.signer.withProof(prepared, accessToken: nil, key: signing.key)
+                prepared = try await signing.signer.withProof(prepared, accessToken: nil, builder: signing.builder)
             }
         } catch {
             // Moya tells the plugins about a request cancelled before it left; other failures

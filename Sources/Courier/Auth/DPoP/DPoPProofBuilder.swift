@@ -19,6 +19,8 @@ public struct DPoPProofBuilder: Sendable {
     public let key: any DPoPKey
 
     private let now: @Sendable () -> Date
+    /// The header, base64url: the same for every proof of this key, so made once.
+    private let encodedHeader: String
 
     /// A builder for `key`.
     ///
@@ -28,6 +30,7 @@ public struct DPoPProofBuilder: Sendable {
     public init(key: any DPoPKey, now: @escaping @Sendable () -> Date = { Date() }) {
         self.key = key
         self.now = now
+        self.encodedHeader = Base64URL.encode(Self.headerJSON(key.publicJWK).utf8)
     }
 
     /// A new proof for one request.
@@ -50,7 +53,7 @@ public struct DPoPProofBuilder: Sendable {
         let jti = Self.randomID()
         let claims = Self.claimsJSON(
             jti: jti, htm: method.rawValue, htu: htu, iat: Int(seconds), ath: ath, nonce: nonce)
-        let signingInput = Base64URL.encode(Self.headerJSON(key.publicJWK).utf8) + "." + Base64URL.encode(claims.utf8)
+        let signingInput = encodedHeader + "." + Base64URL.encode(claims.utf8)
         let signature: Data
         do {
             signature = try await key.sign(Data(signingInput.utf8))

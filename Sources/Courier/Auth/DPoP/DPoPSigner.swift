@@ -18,9 +18,10 @@ package final class DPoPSigner: Sendable {
     /// The nonce each origin gave last.
     package let nonces = DPoPNonces()
 
-    /// The last key restored, with the stored bytes it came from: a request restores the
-    /// token's key once, not once per proof. Guards the pair.
-    private let restored = Locked<(data: Data, key: any DPoPKey)?>(nil)
+    /// The last key restored (as the builder of its proofs, which encodes the key's header
+    /// once), with the stored bytes it came from: a request restores the token's key once, not
+    /// once per proof. Guards the pair.
+    private let restored = Locked<(data: Data, builder: DPoPProofBuilder)?>(nil)
 
     package init(factory: any DPoPKeyFactory) {
         self.factory = factory
@@ -33,30 +34,32 @@ package final class DPoPSigner: Sendable {
         token.tokenType.caseInsensitiveCompare("DPoP") == .orderedSame
     }
 
-    /// The key `token` is bound to, restored from what the store keeps with it.
+    /// The proofs of the key `token` is bound to, restored from what the store keeps with it.
     ///
     /// - Throws: ``DPoPKeyLost`` when the token carries no key or the factory cannot restore it.
-    package func key(for token: OAuthToken) throws(DPoPKeyLost) -> any DPoPKey {
+    package func builder(for token: OAuthToken) throws(DPoPKeyLost) -> DPoPProofBuilder {
         guard let data = token.dpopKey else { throw DPoPKeyLost(reason: .missing) }
         guard data.count <= Self.maximumStoredKeyLength else { throw DPoPKeyLost(reason: .unreadable(nil)) }
-        if let cached = restored.withValue({ $0 }), cached.data == data { return cached.key }
+        if let cached = restored.withValue({ $0 }), cached.data == data { return cached.builder }
         let key: any DPoPKey
         do {
             key = try factory.importKey(data)
         } catch {
             throw DPoPKeyLost(reason: .unreadable(error))
         }
-        restored.withValue { $0 = (data, key) }
-        return key
+        let builder = DPoPProofBuilder(key: key)
+        restored.withValue { $0 = (data, builder) }
+        return builder
     }
 
     /// A new key and what the store keeps of it, for a new sign-in or a first token.
-    package func newKey() async throws(CourierError) -> (key: any DPoPKey, data: Data) {
+    package func newKey() async throws(CourierError) -> (builder: DPoPProofBuilder, data: Data) {
         do {
             let key = try await factory.makeKey()
             let data = try factory.exportKey(key)
-            restored.withValue { $0 = (data, key) }
-            return (key, data)
+            let builder = DPoPProofBuilder(key: key)
+            restored.withValue { $0 = (data, builder) }
+            return (builder, data)
         } catch {
             throw .underlying(DPoPError.signingFailed(error), nil)
         }
@@ -64,10 +67,10 @@ package final class DPoPSigner: Sendable {
 
     /// `request` signed for a resource server: `Authorization: DPoP <token>` and a proof with
     /// `ath` and the nonce its origin gave.
-    package func signed(_ request: URLRequest, accessToken: String, key: any DPoPKey) async throws(CourierError)
-        -> URLRequest
+    package func signed(_ request: URLRequest, accessToken: String, builder: DPoPProofBuilder)
+        async throws(CourierError) -> URLRequest
     {
-        let proof = try await self.proof(for: request, accessToken: accessToken, key: key)
+        let proof = try await self.proof(for: request, accessToken: accessToken, builder: builder)
         return Self.setting(["Authorization": "DPoP \(accessToken)", "DPoP": proof], on: request)
     }
 
@@ -92,15 +95,15 @@ package final class DPoPSigner: Sendable {
     }
 
     /// `request` with a fresh proof in its `DPoP` header (replacing any), signed by `key`.
-    package func withProof(_ request: URLRequest, accessToken: String?, key: any DPoPKey)
+    package func withProof(_ request: URLRequest, accessToken: String?, builder: DPoPProofBuilder)
         async throws(CourierError) -> URLRequest
     {
-        let proof = try await self.proof(for: request, accessToken: accessToken, key: key)
+        let proof = try await self.proof(for: request, accessToken: accessToken, builder: builder)
         return Self.setting(["DPoP": proof], on: request)
     }
 
     /// A fresh proof for `request`, signed by `key`, with the nonce its origin gave.
-    private func proof(for request: URLRequest, accessToken: String?, key: any DPoPKey)
+    private func proof(for request: URLRequest, accessToken: String?, builder: DPoPProofBuilder)
         async throws(CourierError) -> String
     {
         guard let url = request.url else {
@@ -109,7 +112,7 @@ package final class DPoPSigner: Sendable {
         let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
         let proof: DPoPProof
         do {
-            proof = try await DPoPProofBuilder(key: key).proof(
+            proof = try await builder.proof(
                 method: method, url: url, accessToken: accessToken, nonce: nonces.nonce(for: url))
         } catch {
             throw .underlying(error, nil)
@@ -151,10 +154,10 @@ package struct DPoPKeyLost: Error {
 /// pipeline just before a request goes out, so that the app's token request carries a proof
 /// with no code of the app's.
 package enum DPoPTokenRequest {
-    /// The session's signer and the key its token requests are signed with.
+    /// The session's signer and the proofs of the key its token requests are signed with.
     package struct Signing: Sendable {
         package let signer: DPoPSigner
-        package let key: any DPoPKey
+        package let builder: DPoPProofBuilder
     }
 
     /// The signing of the token requests sent from this task; `nil` outside a DPoP session's
