@@ -237,6 +237,17 @@ struct DPoPSessionSigningTests {
         #expect(CrossOriginRedirect.dropsHeader(named: "dpop"))
     }
 
+    @Test("the proof and Authorization replace headers of the same name in any case, and nothing else")
+    func headersReplaced() {
+        var request = URLRequest(url: URL(string: "https://api.example.com/items")!)
+        request.allHTTPHeaderFields = ["dpop": "old", "AUTHORIZATION": "Bearer old", "X-Dpop-Extra": "kept"]
+        let signed = DPoPSigner.setting(["Authorization": "DPoP at", "DPoP": "proof"], on: request)
+        #expect(signed.allHTTPHeaderFields == ["Authorization": "DPoP at", "DPoP": "proof", "X-Dpop-Extra": "kept"])
+        #expect(DPoPSigner.sameHeaderName("dPoP", "DPoP"))
+        #expect(!DPoPSigner.sameHeaderName("DPoQ", "DPoP"))
+        #expect(!DPoPSigner.sameHeaderName("DPo@", "DPo`"))
+    }
+
     @Test("a token's key never shows in its description or dump")
     func keyIsRedacted() {
         let token = Self.boundToken
