@@ -202,10 +202,11 @@
         /// Whether the listening connection is listening (so the generation cache is in use).
         var isListening: Bool { state.isListening }
 
-        /// Returns once `condition` holds, checking it now and after each thing the listening
-        /// connection hears (it started or stopped listening, a notification arrived); returns
-        /// at once when the task is cancelled. What waits for the listener's state waits for
-        /// its events, never for a clock.
+        /// Returns once `condition` holds, checking it now, after each thing the listening
+        /// connection hears (it started or stopped listening, a notification arrived) and after
+        /// each statement this process sends; returns at once when the task is cancelled. What
+        /// waits for the listener's state, or for a session's next statement, waits for these
+        /// events, never for a clock.
         func waitUntil(_ condition: () -> Bool) async {
             let events = state.subscribe()
             if condition() { return }
@@ -389,7 +390,15 @@
 
             func setPrepared(_ key: String?) { _ = lock.withLock { prepared.insert(key.map { "k:" + $0 } ?? "") } }
 
-            func countStatement() { lock.withLock { statementTotal += 1 } }
+            /// Counts a statement, and tells the subscribers (``waitUntil(_:)``) when there are any:
+            /// with none, the count costs what it did.
+            func countStatement() {
+                let told = lock.withLock { () -> [AsyncStream<Void>.Continuation] in
+                    statementTotal += 1
+                    return subscribers.isEmpty ? [] : Array(subscribers.values)
+                }
+                for subscriber in told { subscriber.yield() }
+            }
 
             var statements: Int { lock.withLock { statementTotal } }
         }

@@ -118,9 +118,7 @@
                 let before = waiter.database.statementCount
                 let waiting = Task { try await waiter.acquireLease(expiringAfter: 600, waitingAtMost: 900) }
                 // Its first try (the advisory lock and the lease row) has failed before the release.
-                for _ in 0..<2000 where waiter.database.statementCount < before + 2 {
-                    try await Task.sleep(for: .milliseconds(5))
-                }
+                await waiter.database.waitUntil { waiter.database.statementCount >= before + 2 }
                 let tried = waiter.database.statementCount
                 #expect(tried >= before + 2)
                 await lease.release()
