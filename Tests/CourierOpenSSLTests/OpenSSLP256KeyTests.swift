@@ -45,6 +45,17 @@ struct OpenSSLP256KeyTests {
         }
     }
 
+    @Test("the factory round-trips its keys through PKCS#8, and refuses a foreign key and bytes that are not a key")
+    func factory() async throws {
+        let factory = OpenSSLP256Key.Factory()
+        let key = try await factory.makeKey()
+        let restored = try factory.importKey(try factory.exportKey(key))
+        #expect(restored.publicJWK == key.publicJWK)
+        #expect(throws: OpenSSLKeyError.self) { try factory.exportKey(RFC9449ExampleKey()) }
+        #expect(throws: OpenSSLKeyError.self) { try factory.importKey(Data("not a key".utf8)) }
+        #expect(throws: OpenSSLKeyError.self) { try factory.importKey(Data()) }
+    }
+
     @Test("the checker is not a rubber stamp: a tampered proof, a wrong htu and a replayed jti are refused")
     func checkerRefuses() async throws {
         let key = try OpenSSLP256Key.generate()

@@ -29,6 +29,26 @@ struct AuthStateMachineTests {
         #expect(!m.isBusy)
     }
 
+    @Test("a token whose DPoP key is lost ends the session, unless it was replaced or an operation may replace it")
+    func lostKeyEndsTheSession() {
+        let lost = SessionExpiry(cause: .dpopKeyLost, date: t0)
+        var m = machine(fresh)
+        #expect(m.requestEnd(waiter: 1, lostToken: fresh, expiry: lost) == .start(1, .end(fresh, lost)))
+        // Already replaced (another process signed in again): that token is the answer.
+        var replaced = machine(fresh)
+        let older = OAuthToken(accessToken: "old", refreshToken: "R0")
+        #expect(replaced.requestEnd(waiter: 1, lostToken: older, expiry: lost) == .answer(.success(fresh)))
+        #expect(!replaced.isBusy)
+        // An operation in flight may replace it: wait for it rather than end the session.
+        var busy = machine(fresh)
+        _ = busy.requestToken(waiter: 1, minimumValidity: 60, now: t0.addingTimeInterval(3590))
+        #expect(busy.requestEnd(waiter: 2, lostToken: fresh, expiry: lost) != .start(2, .end(fresh, lost)))
+        #expect(busy.requestEnd(waiter: 3, lostToken: fresh, expiry: lost).started == nil)
+        // No token at all: a sign-in is needed, nothing to end.
+        var empty = machine(nil)
+        #expect(empty.requestEnd(waiter: 1, lostToken: fresh, expiry: lost) == .answer(.failure(.missingCredential)))
+    }
+
     @Test("a token expiring within the leeway starts one refresh; later callers join it")
     func singleFlight() {
         var m = machine(fresh)

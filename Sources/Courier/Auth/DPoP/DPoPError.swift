@@ -35,6 +35,10 @@ public enum DPoPError: Error, Sendable {
     /// A ``DPoPKeyFactory`` was handed a key of a type it does not make.
     case unsupportedKey
 
+    /// The session's ``DPoPKeyFactory`` could not make a new key, or export it to store it with
+    /// the token: the sign-in (or first token) is not attempted.
+    case keyUnavailable(any Error)
+
     /// A DPoP session was given a DPoP-bound token (`token_type: DPoP`) without its key
     /// (``OAuthToken/dpopKey``), or with one the session's factory cannot restore: sign in with
     /// ``AuthSession/signIn(with:)``, which binds the token to a new key.
@@ -65,6 +69,8 @@ extension DPoPError: CustomStringConvertible {
             return "DPoP: the proof's JSON could not be encoded: \(Self.quote(error))"
         case .unsupportedKey:
             return "DPoP: the key factory was handed a key of a type it does not make"
+        case .keyUnavailable(let error):
+            return "DPoP: the key factory could not make or export a new key: \(Self.quote(error))"
         case .tokenNotBound:
             return
                 "DPoP: the token is DPoP-bound but carries no key the session can restore; sign in with AuthSession.signIn { … }, which binds it to a new key"

@@ -61,7 +61,7 @@ package final class DPoPSigner: Sendable {
             restored.withValue { $0 = (data, builder) }
             return (builder, data)
         } catch {
-            throw .underlying(DPoPError.signingFailed(error), nil)
+            throw .underlying(DPoPError.keyUnavailable(error), nil)
         }
     }
 

@@ -248,6 +248,56 @@ struct DPoPSessionSigningTests {
         #expect(!DPoPSigner.sameHeaderName("DPo@", "DPo`"))
     }
 
+    @Test("a stored key too large to be one a factory made ends the session before the factory sees it")
+    func oversizedStoredKey() async throws {
+        let token = OAuthToken(
+            accessToken: "at-1", refreshToken: "rt-1", tokenType: "DPoP", expiresAt: Date().addingTimeInterval(3600),
+            dpopKey: Data(repeating: 0x41, count: DPoPSigner.maximumStoredKeyLength + 1))
+        let transport = ScriptedTransport(replies: [.status(200)])
+        let session = try await Self.session(token: token)
+        await #expect(throws: CourierError.self) {
+            _ = try await RefreshableProvider<API>(auth: session, transport: transport).request(API())
+        }
+        #expect(session.sessionExpiry?.cause == .dpopKeyLost)
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test("a factory that cannot make a key fails the sign-in with a reason, and stores nothing")
+    func keyFactoryFailure() async throws {
+        struct Broken: DPoPKeyFactory {
+            struct Failure: Error {}
+            func makeKey() async throws -> any DPoPKey { throw Failure() }
+            func exportKey(_ key: any DPoPKey) throws -> Data { Data() }
+            func importKey(_ data: Data) throws -> any DPoPKey { throw Failure() }
+        }
+        let store = InMemoryTokenStore()
+        let calls = CallCounter()
+        let session = AuthSession(store: store, refresh: { $0 }, dpop: Broken())
+        await #expect {
+            try await session.signIn {
+                calls.increment()
+                return OAuthToken(accessToken: "never")
+            }
+        } throws: { error in
+            guard case .underlying(let underlying, _) = error as? CourierError,
+                case .keyUnavailable = underlying as? DPoPError
+            else { return false }
+            return String(describing: underlying).contains("could not make or export a new key")
+        }
+        #expect(calls.value == 0)
+        #expect(store.load() == nil)
+    }
+
+    @Test("on a bearer session, signIn(with:) stores what the closure returns, with no key")
+    func bearerSignInWithClosure() async throws {
+        let store = InMemoryTokenStore()
+        let session = AuthSession(store: store, refresh: { $0 })
+        let token = try await session.signIn { OAuthToken(accessToken: "plain") }
+        #expect(token.dpopKey == nil)
+        #expect(store.load() == OAuthToken(accessToken: "plain"))
+        #expect(await session.token?.accessToken == "plain")
+    }
+
     @Test("a token's key never shows in its description or dump")
     func keyIsRedacted() {
         let token = Self.boundToken
