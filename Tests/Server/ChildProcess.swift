@@ -35,24 +35,7 @@ public final class ChildProcess: @unchecked Sendable {
         pid = process.processIdentifier
         self.process = process
         self.input = input.fileHandleForWriting
-        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
-        self.lines = lines
-        let reading = output.fileHandleForReading
-        // A blocking read on a thread of its own, never on the cooperative pool.
-        let thread = Thread {
-            var pending = Data()
-            while true {
-                let chunk = reading.availableData
-                if chunk.isEmpty { break }
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    continuation.yield(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
-                    pending = Data(pending[pending.index(after: newline)...])
-                }
-            }
-            continuation.finish()
-        }
-        thread.start()
+        lines = PipeReader.lines(of: output.fileHandleForReading, name: "ChildProcess \(pid)")
     }
 
     /// Writes a line to the child's standard input.

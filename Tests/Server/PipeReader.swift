@@ -10,7 +10,30 @@ import Foundation
 
 /// Blocking reads of a pipe on a dedicated thread, so nothing ever blocks the cooperative
 /// thread pool.
-enum PipeReader {
+public enum PipeReader {
+    /// The lines `handle` delivers until end-of-file, each without its newline, read on a
+    /// thread of its own (named `name`): what a test or benchmark reads from a child process's
+    /// standard output, as the child writes it.
+    public static func lines(of handle: FileHandle, name: String) -> AsyncStream<String> {
+        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+        let thread = Thread {
+            var pending = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    continuation.yield(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    pending = Data(pending[pending.index(after: newline)...])
+                }
+            }
+            continuation.finish()
+        }
+        thread.name = name
+        thread.start()
+        return lines
+    }
+
     /// Starts a thread that reads `handle` until end-of-file, calling `onChunk` with each
     /// chunk as it arrives and `onEnd` once at the end. The thread keeps `handle` (and so
     /// its file descriptor) alive until then.

@@ -1,4 +1,5 @@
 import Courier
+import CourierTestServer
 import CourierTestServerTargets
 import Foundation
 
@@ -90,23 +91,7 @@ final class StormChildProcess: Sendable {
         process.standardInput = input
         try process.run()
         handles = Locked((process, input.fileHandleForWriting))
-        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
-        self.lines = lines
-        let reading = output.fileHandleForReading
-        let thread = Thread {
-            var pending = Data()
-            while true {
-                let chunk = reading.availableData
-                if chunk.isEmpty { break }
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    continuation.yield(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
-                    pending = Data(pending[pending.index(after: newline)...])
-                }
-            }
-            continuation.finish()
-        }
-        thread.start()
+        lines = PipeReader.lines(of: output.fileHandleForReading, name: "StormChildProcess")
     }
 
     func send(_ line: String) {
