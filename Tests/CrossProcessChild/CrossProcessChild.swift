@@ -256,9 +256,13 @@ enum CrossProcessChild {
                     return try await heldRefresh(token, server: server, named: named, tally: tally)
                 }
                 tally.add(\.refreshes)
+                // Said before the request leaves (the fleet test acts on it); a request the
+                // session abandons on a busy machine may never reach the server, so the
+                // server's count of grants lies between these and the answered ones.
                 say("REFRESH" + named)
                 let response = try await tokens.request(
                     TokenEndpoint(base: server, grant: .refresh(token.refreshToken ?? "")))
+                say("ANSWERED" + named)
                 return try OAuthToken(response: response)
             },
             // Tokens live seconds here; the guard against refresh loops must not count an
@@ -287,6 +291,7 @@ enum CrossProcessChild {
         case .success(let response):
             tally.add(\.refreshes)
             say("SENT" + named)
+            say("ANSWERED" + named)
             return try OAuthToken(response: response)
         case .failure(let error):
             if case .underlying(let underlying, _) = error, underlying is TokenLeaseLost {
