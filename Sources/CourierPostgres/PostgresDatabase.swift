@@ -33,7 +33,8 @@
     /// time-outs and the environment's `PG*` variables apply. No error or description shows its
     /// password.
     public final class PostgresDatabase: Sendable {
-        /// The connection string, with any password removed.
+        /// The connection string as libpq reads it, in key/value form, with every password
+        /// shown as `***` (or a placeholder when libpq cannot read it).
         public let connectionDescription: String
         /// The table's name (schema-qualified or not).
         public let table: String
@@ -51,9 +52,11 @@
         ///   - connection: libpq's connection string (key/value or URI form).
         ///   - table: the table holding the tokens: an identifier, optionally schema-qualified.
         ///   - channel: the notification channel (an identifier); the table's name by default.
-        ///   - maximumConnections: how many pooled connections this process opens at most
-        ///     (each lease holds one more for as long as it is held).
-        ///   - connectTimeout: how long to wait for a new connection before failing.
+        ///   - maximumConnections: how many pooled connections this process opens at most, 4 by
+        ///     default (each lease holds one more for as long as it is held, and one more
+        ///     listens).
+        ///   - connectTimeout: how long to wait for a new connection before failing, in seconds
+        ///     (10 by default; NaN, negative or infinite values are clamped).
         /// - Throws: ``PostgresStoreError`` (`.invalidName`) when `table` or `channel` is not an
         ///   identifier; (`.systemResources`) when the process is out of file descriptors.
         public init(

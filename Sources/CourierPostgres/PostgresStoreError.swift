@@ -21,8 +21,9 @@
             case statementFailed = "the database refused a statement"
             /// The stored row holds something that is not a token.
             case invalidData = "the database holds something that is not a token"
-            /// The table or channel name given is not an SQL identifier.
-            case invalidName = "the table or channel name is not an SQL identifier"
+            /// The table or channel name given is not an SQL identifier, or a key holds NUL
+            /// (which PostgreSQL's text cannot hold: it would be cut there, into another key's row).
+            case invalidName = "the table or channel name is not an SQL identifier, or the key holds NUL"
             /// The store was shut down.
             case shutDown = "the token store was shut down"
             /// The process could not get what the store needs from the system (a pipe: it is

@@ -11,11 +11,14 @@
     ///   with `NOTIFY`; each process keeps the generation it read until a notification for the
     ///   key arrives, so ``currentGeneration()`` costs no round trip while nothing changed
     ///   (and one while the listening connection is down).
-    /// - **Fenced write.** `UPDATE … WHERE key = $1 AND generation = $2`: a writer whose
-    ///   generation is stale (another session wrote, or took its expired lease over) writes
-    ///   nothing.
+    /// - **Fenced write.** `… WHERE key = $1 AND generation = $2`: a writer whose generation is
+    ///   stale (another session wrote, or took its expired lease over) writes nothing.
+    /// - **A lost row.** A row that is gone (`TRUNCATE`, `DELETE`) or holds no write of
+    ///   Courier's while this coordinator knows a token is a fault, reported on
+    ///   ``PostgresDatabase/faults()``, not a sign-out: reads return what the coordinator knows,
+    ///   and the next renewal's write makes the row again.
     /// - **Lease.** A session-level advisory lock on the key (`pg_try_advisory_lock`), held on a
-    ///   connection of the lease's own, so the server frees it the moment its holder dies; and
+    ///   connection of the lease's own (the server frees it when that connection ends); and
     ///   the lease columns of the row, with an expiry measured on the database's clock, for a
     ///   holder that hangs: past its expiry another session takes the lease over (and adds one
     ///   to the generation, so the hung holder's late write is refused). ``PostgresTokenLease/isHeld()``
@@ -178,8 +181,9 @@
         }
 
         /// Takes the lease: the key's advisory lock on a connection of the lease's own, and the
-        /// lease columns of the row (free, released, expired on the database's clock, or held by
-        /// a holder whose connection died).
+        /// lease columns of the row (free, released, or expired on the database's clock; a
+        /// holder whose connection died may still be at the token endpoint, so its lease is
+        /// waited out).
         ///
         /// - Parameters:
         ///   - duration: how long the lease lasts unless ``PostgresTokenLease/isHeld()`` extends it.

@@ -326,9 +326,13 @@ enum CrossProcessChild {
         } catch {
             if isDatabaseDown(error) {
                 tally.add(\.storeDown)
-            } else if case .authentication(.refreshFailed(let reason)) = error, reason is RefreshTimeout {
+            } else if case .authentication(.refreshFailed(let reason)) = error,
+                reason is RefreshTimeout || reason is TokenLeaseTimeout
+            {
                 // Waited longer than `--refresh-timeout` for another process's refresh (its
-                // holder is stopped, and its lease has not run out yet).
+                // holder is stopped, and its lease has not run out yet), or longer than the
+                // lease lasts for a lease taken after the wait began (its holder was killed:
+                // nobody takes it over before it expires).
                 tally.add(\.timedOut)
             } else if case .authentication = error {
                 tally.fail(\.auth, "\(error)")
