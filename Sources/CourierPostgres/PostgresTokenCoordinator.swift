@@ -137,9 +137,13 @@
             return remembered
         }
 
-        /// Keeps what was read or written, for a row lost later.
+        /// Keeps what was read or written, for a row lost later, unless it knows a later
+        /// generation already (a read that was overtaken by a write): generations only grow.
         private func remember(_ stored: StoredToken) {
-            known.withValue { $0 = (stored, false) }
+            known.withValue { known in
+                if let previous = known.stored, previous.generation > stored.generation { return }
+                known = (stored, false)
+            }
         }
 
         /// Stores `token` (`nil`: signed out) if the row is still at generation `expected`
@@ -176,7 +180,11 @@
                 // a fenced write that took effect is refused, and reading tells.
                 retryable: true)
             let written = rows.first?.first.flatMap { $0.flatMap(UInt64.init) }
-            if let written { remember(StoredToken(token: token, generation: written, change: change)) }
+            if let written {
+                // This coordinator's own write is the newest it knows, whatever its generation
+                // (a sign-in over a lost row starts the count again).
+                known.withValue { $0 = (StoredToken(token: token, generation: written, change: change), false) }
+            }
             return written
         }
 
