@@ -12,9 +12,23 @@
     /// when the server is back; and issue 32, item 13: a database can be closed.
     @Suite("The engine under connection faults", .serialized, .timeLimit(.minutes(5)))
     struct EngineFaultTests {
-        /// The server's Unix-socket connection string (its socket is in its folder).
-        static func socketConnection(_ server: TestPostgres) -> String {
-            "host=\(server.folder.path) port=\(server.port) user=postgres dbname=postgres connect_timeout=5"
+        /// The forms of a Unix-socket connection string (the server's socket is in its folder).
+        enum Form: String, CaseIterable, Sendable {
+            case keyValue, uriQuery, uriEncodedHost
+        }
+
+        /// The server's Unix-socket connection string in `form`.
+        static func socketConnection(_ server: TestPostgres, _ form: Form = .keyValue) -> String {
+            let folder = server.folder.path
+            switch form {
+            case .keyValue:
+                return "host=\(folder) port=\(server.port) user=postgres dbname=postgres connect_timeout=5"
+            case .uriQuery:
+                return "postgresql:///postgres?host=\(folder)&port=\(server.port)&user=postgres&connect_timeout=5"
+            case .uriEncodedHost:
+                let host = folder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? folder
+                return "postgresql://postgres@\(host):\(server.port)/postgres?connect_timeout=5"
+            }
         }
 
         static func stopKeepingData(_ server: TestPostgres) async throws {
@@ -33,11 +47,13 @@
             return try await coordinator.read()
         }
 
-        @Test("over a Unix socket: a stopped server is a typed error, and the store works again once it is back")
-        func unixSocketStopped() async throws {
+        @Test(
+            "over a Unix socket: a stopped server is a typed error, and the store works again once it is back",
+            arguments: Form.allCases)
+        func unixSocketStopped(_ form: Form) async throws {
             try await TestPostgres.with { server in
                 let coordinator = PostgresTokenCoordinator(
-                    database: try PostgresDatabase(connection: Self.socketConnection(server)), key: "k")
+                    database: try PostgresDatabase(connection: Self.socketConnection(server, form)), key: "k")
                 #expect(try await coordinator.write(Self.token, change: .signedIn, ifGeneration: nil) == 1)
                 try await Self.stopKeepingData(server)
                 // Each call fails, typed: the pool's connections are gone, and new ones are
@@ -94,11 +110,13 @@
             }
         }
 
-        @Test("over a Unix socket: a server down when the process starts; typed errors, then it works once started")
-        func unixSocketDownAtStart() async throws {
+        @Test(
+            "over a Unix socket: a server down when the process starts; typed errors, then it works once started",
+            arguments: Form.allCases)
+        func unixSocketDownAtStart(_ form: Form) async throws {
             try await TestPostgres.with { server in
                 try await Self.stopKeepingData(server)
-                let database = try PostgresDatabase(connection: Self.socketConnection(server))
+                let database = try PostgresDatabase(connection: Self.socketConnection(server, form))
                 let coordinator = PostgresTokenCoordinator(database: database, key: "k")
                 let store = PostgresTokenStore(database: database, key: "k")
                 for _ in 0..<5 {
