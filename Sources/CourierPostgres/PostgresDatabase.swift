@@ -33,7 +33,8 @@
     /// time-outs and the environment's `PG*` variables apply. No error or description shows its
     /// password.
     public final class PostgresDatabase: Sendable {
-        /// The connection string, with any password removed.
+        /// The connection string as libpq reads it, in key/value form, with every password
+        /// shown as `***` (or a placeholder when libpq cannot read it).
         public let connectionDescription: String
         /// The table's name (schema-qualified or not).
         public let table: String
@@ -42,6 +43,7 @@
 
         let engine: PostgresEngine
         let quotedTable: String
+        let faultReports = PostgresStoreFaults()
         private let state: State
 
         /// Connects lazily (the first call opens the first connection).
@@ -50,9 +52,11 @@
         ///   - connection: libpq's connection string (key/value or URI form).
         ///   - table: the table holding the tokens: an identifier, optionally schema-qualified.
         ///   - channel: the notification channel (an identifier); the table's name by default.
-        ///   - maximumConnections: how many pooled connections this process opens at most
-        ///     (each lease holds one more for as long as it is held).
-        ///   - connectTimeout: how long to wait for a new connection before failing.
+        ///   - maximumConnections: how many pooled connections this process opens at most, 4 by
+        ///     default (each lease holds one more for as long as it is held, and one more
+        ///     listens).
+        ///   - connectTimeout: how long to wait for a new connection before failing, in seconds
+        ///     (10 by default; NaN, negative or infinite values are clamped).
         /// - Throws: ``PostgresStoreError`` (`.invalidName`) when `table` or `channel` is not an
         ///   identifier; (`.systemResources`) when the process is out of file descriptors.
         public init(
@@ -69,7 +73,7 @@
                     kind: .invalidName, reason: "table \(table), channel \(channel)",
                     connection: connection)
             }
-            self.connectionDescription = ConnectionString.redacting(connection)
+            self.connectionDescription = ConnectionString.describing(connection)
             self.table = table
             self.channel = channel
             self.quotedTable = parts.map { PostgresEngine.quotedIdentifier(String($0)) }.joined(separator: ".")
@@ -82,6 +86,42 @@
 
         deinit {
             engine.shutdown()
+        }
+
+        /// Closes the database: ends its thread and closes its connections (the pool, the
+        /// listening connection, and the connections of leases still held, which frees their
+        /// advisory locks: another process takes such a lease over at once). Returns once they
+        /// are closed. Calls in flight and every call afterwards fail with
+        /// ``PostgresStoreError/Kind/shutDown``; closing again does nothing.
+        ///
+        /// Call it when the process stops, say on `SIGTERM`, after its sessions' last requests:
+        ///
+        /// ```swift
+        /// signal(SIGTERM, SIG_IGN)
+        /// let terminate = DispatchSource.makeSignalSource(signal: SIGTERM)
+        /// terminate.setEventHandler { Task { await database.close(); exit(0) } }
+        /// terminate.resume()
+        /// ```
+        ///
+        /// Without it, the connections close when the last reference to the database goes
+        /// away, or when the process exits (the server then frees the advisory locks too).
+        public func close() async {
+            await engine.shutdownAndWait()
+            faultReports.finish()
+        }
+
+        /// The faults of the table that the sessions on this database work around rather than
+        /// fail on, from now on: a key's row that is gone (the table was truncated, the row
+        /// deleted) or emptied by hand while this process holds a token for it
+        /// (``PostgresStoreError/Kind/invalidData``). A missing row is not a sign-out: the
+        /// sessions keep their token and write the row again with their next renewal. Log
+        /// them, or count them for an alert; the stream ends when the database is closed.
+        ///
+        /// ```swift
+        /// Task { for await fault in database.faults() { logger.error("\(fault)") } }
+        /// ```
+        public func faults() -> AsyncStream<PostgresStoreError> {
+            faultReports.subscribe()
         }
 
         // MARK: Schema
@@ -114,8 +154,20 @@
             "ALTER TABLE \(quotedTable) ADD COLUMN IF NOT EXISTS lease_taken timestamptz"
         }
 
+        /// Refuses a key that libpq cannot pass whole: its parameters are C strings, so a key
+        /// holding NUL would be cut there and share a row with another key.
+        func check(key: String) throws(PostgresStoreError) {
+            guard key.utf8.contains(0) else { return }
+            throw PostgresStoreError(
+                kind: .invalidName,
+                reason: "a key contains a NUL character, which PostgreSQL's text cannot hold (it would be cut "
+                    + "there and share another key's row)",
+                connection: connectionDescription)
+        }
+
         /// Creates the table (once per process) and the key's row (once per key).
         func prepare(key: String) async throws(PostgresStoreError) {
+            try check(key: key)
             if state.isPrepared(key) { return }
             if !state.isPrepared(nil) {
                 do {
@@ -142,6 +194,7 @@
 
         /// The same, blocking the calling thread (for the synchronous `TokenStore` calls).
         func prepareBlocking(key: String) throws(PostgresStoreError) {
+            try check(key: key)
             if state.isPrepared(key) { return }
             if !state.isPrepared(nil) {
                 do {

@@ -2,6 +2,7 @@
 #if PostgreSQLStore
 
     import CLibPQ
+    import Courier
     import Foundation
 
     #if canImport(Glibc)
@@ -142,7 +143,15 @@
 
         /// Closes every connection and ends the thread; calls in flight fail with `.shutDown`.
         func shutdown() {
-            submit(.shutdown)
+            submit(.shutdown {})
+        }
+
+        /// The same, returning once the connections are closed (at once when the engine was
+        /// shut down before).
+        func shutdownAndWait() async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                submit(.shutdown { continuation.resume() })
+            }
         }
 
         private func submit(_ command: Command) {
@@ -173,9 +182,12 @@
                     defer { inbox.removeAll() }
                     return inbox
                 }
-                for command in commands {
-                    if case .shutdown = command {
+                for (index, command) in commands.enumerated() {
+                    if case .shutdown(let closed) = command {
                         close()
+                        let failure = error(.shutDown, "the store was shut down")
+                        for later in commands[(index + 1)...] { later.fail(failure) }
+                        closed()
                         return
                     }
                     handle(command)
@@ -202,8 +214,10 @@
                     idle.role = .pinned
                     complete(.success(idle.id))
                 } else {
-                    let connection = open(role: .pinned)
-                    connection.onReady = complete
+                    switch open(role: .pinned) {
+                    case .success(let connection): connection.onReady = complete
+                    case .failure(let failure): complete(.failure(failure))
+                    }
                 }
             case .unpin(let id, let reuse):
                 guard let index = connections.firstIndex(where: { $0.id == id }) else { return }
@@ -227,20 +241,36 @@
         private func dispatch() {
             if let retry = listenerRetryAt, retry <= .now, !connections.contains(where: { $0.role == .listener }) {
                 listenerRetryAt = nil
-                let connection = open(role: .listener)
-                if let (channel, _) = listener {
-                    connection.queue.append(
-                        Job(
-                            sql: "LISTEN \(Self.quotedIdentifier(channel))", parameters: [], pinned: nil,
-                            retryable: false,
-                            complete: { [weak self] result in self?.listenerStarted(result) }))
+                switch open(role: .listener) {
+                case .success(let connection):
+                    if let (channel, _) = listener {
+                        connection.queue.append(
+                            Job(
+                                sql: "LISTEN \(Self.quotedIdentifier(channel))", parameters: [], pinned: nil,
+                                retryable: false,
+                                complete: { [weak self] result in self?.listenerStarted(result) }))
+                    }
+                case .failure:
+                    scheduleListenerRetry()
                 }
             }
-            while !waiting.isEmpty {
+            while let job = waiting.first {
                 if let idle = connections.first(where: { $0.role == .pool && $0.isIdle && $0.queue.isEmpty }) {
-                    idle.queue.append(waiting.removeFirst())
+                    waiting.removeFirst()
+                    idle.queue.append(job)
                 } else if connections.count(where: { $0.role == .pool }) < maxConnections {
-                    open(role: .pool).queue.append(waiting.removeFirst())
+                    switch open(role: .pool) {
+                    case .success(let connection):
+                        waiting.removeFirst()
+                        connection.queue.append(job)
+                    case .failure(let failure):
+                        // libpq gave up before the first poll (a malformed connection string, a
+                        // Unix socket nobody listens on): the jobs waiting for a connection fail
+                        // now, and the next call tries again.
+                        let failed = waiting
+                        waiting.removeAll()
+                        for job in failed { job.complete(.failure(failure)) }
+                    }
                 } else {
                     break
                 }
@@ -262,27 +292,30 @@
             }
         }
 
-        @discardableResult
-        private func open(role: Connection.Role) -> Connection {
+        /// Starts a new connection, or says why libpq gave up on it before the first poll: a
+        /// malformed connection string, or a server that refused at once (a Unix socket whose
+        /// server is down fails inside `PQconnectStart`, where TCP fails later, in a poll). A
+        /// connection that could not be started is never added to ``connections``.
+        private func open(role: Connection.Role) -> Result<Connection, PostgresStoreError> {
+            guard let pg = PQconnectStart(conninfo) else {
+                return .failure(error(.connectionFailed, "libpq could not allocate a connection"))
+            }
+            if PQstatus(pg) == CONNECTION_BAD {
+                let failure = error(.connectionFailed, Self.message(pg))
+                PQfinish(pg)
+                return .failure(failure)
+            }
             let connection = Connection(id: nextID, role: role)
             nextID += 1
-            connections.append(connection)
-            connection.deadline = .now + .milliseconds(Int64(connectTimeout * 1000))
-            guard let pg = PQconnectStart(conninfo) else {
-                fail(connection, error(.connectionFailed, "libpq could not allocate a connection"))
-                return connection
-            }
             connection.pg = pg
-            if PQstatus(pg) == CONNECTION_BAD {
-                fail(connection, error(.connectionFailed, Self.message(pg)))
-                return connection
-            }
+            connection.deadline = .now + .nanoseconds(Int64(clamping: Delay.nanoseconds(connectTimeout)))
             _ = PQsetnonblocking(pg, 1)
             // The server's notices (such as "relation already exists, skipping") are not errors:
             // libpq would print them on standard error.
             _ = PQsetNoticeProcessor(pg, { _, _ in }, nil)
             connection.state = .connecting(wantsWrite: true)
-            return connection
+            connections.append(connection)
+            return .success(connection)
         }
 
         private func start(_ job: Job, on connection: Connection) {
@@ -326,10 +359,19 @@
             var owners: [Connection?] = [nil]
             var timeout = Duration.seconds(1)
             let now = ContinuousClock.now
+            var socketless: [Connection] = []
             for connection in connections {
                 guard let pg = connection.pg else { continue }
                 let socket = PQsocket(pg)
-                guard socket >= 0 else { continue }
+                guard socket >= 0 else {
+                    // Between two addresses of a connection attempt libpq may hold no socket:
+                    // polled again at once rather than left waiting for an event that cannot come.
+                    if case .connecting = connection.state {
+                        socketless.append(connection)
+                        timeout = .zero
+                    }
+                    continue
+                }
                 var events = Int16(POLLIN)
                 switch connection.state {
                 case .connecting(let wantsWrite):
@@ -351,6 +393,9 @@
             if descriptors[0].revents != 0 {
                 var buffer = [UInt8](repeating: 0, count: 64)
                 while read(wakeRead, &buffer, buffer.count) > 0 {}
+            }
+            for connection in socketless where connections.contains(where: { $0 === connection }) {
+                advanceConnect(connection)
             }
             for (index, owner) in owners.enumerated() {
                 guard let connection = owner, connections.contains(where: { $0 === connection }) else { continue }
@@ -490,9 +535,15 @@
             connection.pg = nil
             if connection.role == .listener, let listener {
                 listener.handler(.stopped)
-                listenerRetryAt = .now + listenerBackoff
-                listenerBackoff = min(listenerBackoff * 2, .seconds(2))
+                scheduleListenerRetry()
             }
+        }
+
+        /// Reopens the listening connection after a back-off that doubles up to 2 seconds.
+        private func scheduleListenerRetry() {
+            guard listener != nil else { return }
+            listenerRetryAt = .now + listenerBackoff
+            listenerBackoff = min(listenerBackoff * 2, .seconds(2))
         }
 
         private func close() {
@@ -563,13 +614,15 @@
             case pin(@Sendable (Result<Int, PostgresStoreError>) -> Void)
             case unpin(Int, reuse: Bool)
             case listen(String, @Sendable (ListenerEvent) -> Void)
-            case shutdown
+            /// Ends the engine; the closure runs once every connection is closed.
+            case shutdown(@Sendable () -> Void)
 
             func fail(_ error: PostgresStoreError) {
                 switch self {
                 case .query(let job): job.complete(.failure(error))
                 case .pin(let complete): complete(.failure(error))
-                case .unpin, .listen, .shutdown: break
+                case .shutdown(let closed): closed()
+                case .unpin, .listen: break
                 }
             }
         }

@@ -21,8 +21,9 @@
             case statementFailed = "the database refused a statement"
             /// The stored row holds something that is not a token.
             case invalidData = "the database holds something that is not a token"
-            /// The table or channel name given is not an SQL identifier.
-            case invalidName = "the table or channel name is not an SQL identifier"
+            /// The table or channel name given is not an SQL identifier, or a key holds NUL
+            /// (which PostgreSQL's text cannot hold: it would be cut there, into another key's row).
+            case invalidName = "the table or channel name is not an SQL identifier, or the key holds NUL"
             /// The store was shut down.
             case shutDown = "the token store was shut down"
             /// The process could not get what the store needs from the system (a pipe: it is
@@ -39,12 +40,15 @@
         /// The connection string, with any password removed.
         public let connection: String
 
-        /// Creates the error; `reason` and `connection` are redacted here.
+        /// Creates the error; `reason` and `connection` are redacted here: `connection` is shown
+        /// as libpq reads it, without its password (or wholly hidden when libpq cannot read it),
+        /// and the password is removed from `reason` wherever it appears.
         public init(kind: Kind, reason: String, sqlState: String? = nil, connection: String) {
             self.kind = kind
-            self.reason = ConnectionString.redacting(reason).trimmingCharacters(in: .whitespacesAndNewlines)
+            self.reason = ConnectionString.redacting(reason, of: connection)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
             self.sqlState = sqlState
-            self.connection = ConnectionString.redacting(connection)
+            self.connection = ConnectionString.describing(connection)
         }
 
         /// What happened, why, and where.
@@ -52,28 +56,6 @@
             var text = "\(kind.rawValue) (\(connection)): \(reason)"
             if let sqlState { text += " [SQLSTATE \(sqlState)]" }
             return text
-        }
-    }
-
-    /// The connection string's redaction: what an error or a log may show of it.
-    enum ConnectionString {
-        /// `text` with the value of every `password=` (key/value form) and the password of every
-        /// `postgresql://user:password@host` (URI form) replaced by `***`.
-        static func redacting(_ text: String) -> String {
-            var result = text
-            // Key/value form: password=secret, password = 'se cret', password='it''s'.
-            if let pattern = try? NSRegularExpression(
-                pattern: #"(?i)(password\s*=\s*)('(?:[^'\\]|\\.|'')*'|[^\s&]*)"#)
-            {
-                let range = NSRange(result.startIndex..., in: result)
-                result = pattern.stringByReplacingMatches(in: result, range: range, withTemplate: "$1***")
-            }
-            // URI form: scheme://user:password@host.
-            if let pattern = try? NSRegularExpression(pattern: #"(?i)(postgres(?:ql)?://[^:/@\s]*:)[^@\s]*@"#) {
-                let range = NSRange(result.startIndex..., in: result)
-                result = pattern.stringByReplacingMatches(in: result, range: range, withTemplate: "$1***@")
-            }
-            return result
         }
     }
 

@@ -11,18 +11,23 @@
     ///   with `NOTIFY`; each process keeps the generation it read until a notification for the
     ///   key arrives, so ``currentGeneration()`` costs no round trip while nothing changed
     ///   (and one while the listening connection is down).
-    /// - **Fenced write.** `UPDATE … WHERE key = $1 AND generation = $2`: a writer whose
-    ///   generation is stale (another session wrote, or took its expired lease over) writes
-    ///   nothing.
+    /// - **Fenced write.** `… WHERE key = $1 AND generation = $2`: a writer whose generation is
+    ///   stale (another session wrote, or took its expired lease over) writes nothing.
+    /// - **A lost row.** A row that is gone (`TRUNCATE`, `DELETE`) or holds no write of
+    ///   Courier's while this coordinator knows a token is a fault, reported on
+    ///   ``PostgresDatabase/faults()``, not a sign-out: reads return what the coordinator knows,
+    ///   and the next renewal's write makes the row again.
     /// - **Lease.** A session-level advisory lock on the key (`pg_try_advisory_lock`), held on a
-    ///   connection of the lease's own, so the server frees it the moment its holder dies; and
+    ///   connection of the lease's own (the server frees it when that connection ends); and
     ///   the lease columns of the row, with an expiry measured on the database's clock, for a
     ///   holder that hangs: past its expiry another session takes the lease over (and adds one
     ///   to the generation, so the hung holder's late write is refused). ``PostgresTokenLease/isHeld()``
-    ///   extends it while its holder lives. A lease taken before the server last started lost
-    ///   its lock to the restart, not to its holder's death: it is taken over only once it
-    ///   expires (or its holder releases it), so a holder that writes its token after the
-    ///   restart is not fenced out by a session about to refresh with the retired refresh token.
+    ///   extends it while its holder lives. A lease whose advisory lock is gone is still taken
+    ///   over only once it expires (or its holder releases it): the lock goes with its holder's
+    ///   connection, and a connection is lost to a server restart, a pooler, a network blip or
+    ///   `pg_terminate_backend` while its holder lives and may be presenting the refresh token;
+    ///   the expiry outlasts the holder's refresh, so no other session presents that refresh
+    ///   token meanwhile. (A holder that died holds its key up until then.)
     /// - **Waiting.** A session waiting for the lease tries again when the key is announced
     ///   (a write, a released lease), and at least every ``leaseRetryInterval`` (a holder that
     ///   died announces nothing; a lease that expires neither).
@@ -48,6 +53,13 @@
         /// How long a waiting session waits at most for an announcement before it tries again.
         let retryInterval: Duration
 
+        /// What this coordinator last read or wrote with a token in it, and whether the row's
+        /// loss was reported since: a row that is gone (a `TRUNCATE`, a `DELETE`) or that holds
+        /// no write of Courier's (token and change both NULL) is a fault of the store, not a
+        /// sign-out (Courier's own sign-out writes `change` = signed out), so the sessions go on
+        /// with what they had and the next renewal writes the row again.
+        private let known = Locked<(stored: StoredToken?, reported: Bool)>((nil, false))
+
         private var table: String { database.quotedTable }
 
         /// How long a session waiting for the lease waits at most before it tries again when no
@@ -64,13 +76,21 @@
             let ticket = database.cacheTicket(for: key)
             try await database.prepare(key: key)
             let rows = try await database.query(
-                "SELECT generation FROM \(table) WHERE key = $1", [key], retryable: true)
-            let generation = rows.first?.first.flatMap { $0.flatMap(UInt64.init) } ?? 0
+                "SELECT generation, token IS NULL AND change IS NULL FROM \(table) WHERE key = $1", [key],
+                retryable: true)
+            var generation = rows.first?.first.flatMap { $0.flatMap(UInt64.init) } ?? 0
+            if rows.first?.last == "t" || rows.isEmpty, let remembered = await lost(missing: rows.isEmpty) {
+                generation = remembered.generation
+            }
             database.cache(generation, for: key, ticket: ticket)
             return generation
         }
 
         /// The stored token and the generation of the write that stored it.
+        ///
+        /// A row that is gone or holds no write of Courier's while this coordinator knows a
+        /// token is a fault, reported on ``PostgresDatabase/faults()``: what it knows is
+        /// returned (the sessions keep their token), and the row is made again.
         ///
         /// - Throws: ``PostgresStoreError`` when the database cannot be reached or the row does
         ///   not hold a token.
@@ -79,9 +99,51 @@
             try await database.prepare(key: key)
             let rows = try await database.query(
                 "SELECT token::text, generation, change FROM \(table) WHERE key = $1", [key], retryable: true)
+            let unwritten = rows.first.map { $0.count == 3 && $0[0] == nil && $0[2] == nil } ?? true
+            if unwritten, let remembered = await lost(missing: rows.isEmpty) {
+                database.cache(remembered.generation, for: key, ticket: ticket)
+                return remembered
+            }
             let stored = try decode(rows.first)
+            remember(stored)
             database.cache(stored.generation, for: key, ticket: ticket)
             return stored
+        }
+
+        /// The row is gone (`missing`) or holds no write of Courier's: made again when gone (so
+        /// that a lease can be taken on it), and, when this coordinator knows a token, reported
+        /// once and that token returned.
+        private func lost(missing: Bool) async -> StoredToken? {
+            if missing {
+                _ = try? await database.query(
+                    "INSERT INTO \(table) (key) VALUES ($1) ON CONFLICT (key) DO NOTHING", [key])
+            }
+            let (remembered, report) = known.withValue { known -> (StoredToken?, Bool) in
+                guard let stored = known.stored, stored.token != nil else { return (nil, false) }
+                defer { known.reported = true }
+                return (stored, !known.reported)
+            }
+            if report, let remembered {
+                database.faultReports.report(
+                    PostgresStoreError(
+                        kind: .invalidData,
+                        reason: "the row of key \(key) is "
+                            + (missing
+                                ? "gone (the table was truncated or the row deleted)" : "empty (written by hand)")
+                            + ", though it held a token at generation \(remembered.generation): not a sign-out; "
+                            + "the sessions keep their token and the next renewal writes the row again",
+                        connection: database.connectionDescription))
+            }
+            return remembered
+        }
+
+        /// Keeps what was read or written, for a row lost later, unless it knows a later
+        /// generation already (a read that was overtaken by a write): generations only grow.
+        private func remember(_ stored: StoredToken) {
+            known.withValue { known in
+                if let previous = known.stored, previous.generation > stored.generation { return }
+                known = (stored, false)
+            }
         }
 
         /// Stores `token` (`nil`: signed out) if the row is still at generation `expected`
@@ -95,12 +157,20 @@
         ) async throws -> UInt64? {
             try await database.prepare(key: key)
             let json = try token.map(Self.encode)
+            // A row that is gone is made again. One that holds no write of Courier's at a
+            // generation below the expected one was lost (made again, or emptied by hand: a
+            // generation never goes down otherwise) and takes the write; its generation moves
+            // past the expected one, so every process sees a change. A row never written is
+            // fenced as any other (a late first write from a lease taken over is refused).
             let rows = try await database.query(
                 """
                 WITH written AS (
-                    UPDATE \(table) SET token = $2::jsonb, change = $3::smallint, generation = generation + 1,
-                        updated_at = now()
-                    WHERE key = $1 AND ($5::bigint IS NULL OR generation = $5::bigint)
+                    INSERT INTO \(table) AS stored (key, token, change, generation)
+                    VALUES ($1, $2::jsonb, $3::smallint, COALESCE($5::bigint, 0) + 1)
+                    ON CONFLICT (key) DO UPDATE SET token = EXCLUDED.token, change = EXCLUDED.change,
+                        generation = GREATEST(stored.generation, COALESCE($5::bigint, 0)) + 1, updated_at = now()
+                    WHERE $5::bigint IS NULL OR stored.generation = $5::bigint
+                        OR (stored.token IS NULL AND stored.change IS NULL AND stored.generation < $5::bigint)
                     RETURNING generation
                 )
                 SELECT generation, pg_notify($4, $1) FROM written
@@ -109,12 +179,19 @@
                 // Retried on another connection when its own was closed (a restart): a retry of
                 // a fenced write that took effect is refused, and reading tells.
                 retryable: true)
-            return rows.first?.first.flatMap { $0.flatMap(UInt64.init) }
+            let written = rows.first?.first.flatMap { $0.flatMap(UInt64.init) }
+            if let written {
+                // This coordinator's own write is the newest it knows, whatever its generation
+                // (a sign-in over a lost row starts the count again).
+                known.withValue { $0 = (StoredToken(token: token, generation: written, change: change), false) }
+            }
+            return written
         }
 
         /// Takes the lease: the key's advisory lock on a connection of the lease's own, and the
-        /// lease columns of the row (free, released, expired on the database's clock, or held by
-        /// a holder whose connection died).
+        /// lease columns of the row (free, released, or expired on the database's clock; a
+        /// holder whose connection died may still be at the token endpoint, so its lease is
+        /// waited out).
         ///
         /// - Parameters:
         ///   - duration: how long the lease lasts unless ``PostgresTokenLease/isHeld()`` extends it.
@@ -145,7 +222,13 @@
                     // Taken when free, expired, or held by a holder whose connection (and so its
                     // advisory lock) is gone. Taking over a holder adds one to the generation:
                     // its late write is refused.
-                    let taken = try await database.query(
+                    // Taken only when free or expired on the database's clock: a holder whose
+                    // advisory lock is gone may have lost only its connection (a pooler restart,
+                    // a network blip, pg_terminate_backend, a server restart) while it waits for
+                    // the token endpoint with the refresh token, so the lease's expiry, which
+                    // outlasts the holder's refresh, stays the authority. A row that is gone is
+                    // made again (then tried again at once).
+                    let answer = try await database.query(
                         """
                         WITH before AS (SELECT generation AS old FROM \(table) WHERE key = $1),
                         taken AS (
@@ -153,16 +236,23 @@
                                 lease_expires = clock_timestamp() + $3::double precision * interval '1 second',
                                 lease_backed = $4::boolean, lease_taken = clock_timestamp(),
                                 generation = generation + CASE WHEN lease_owner IS NULL THEN 0 ELSE 1 END
-                            WHERE key = $1 AND (lease_owner IS NULL OR lease_expires <= clock_timestamp()
-                                OR ($4::boolean AND lease_backed AND lease_taken > pg_postmaster_start_time()))
+                            WHERE key = $1 AND (lease_owner IS NULL OR lease_expires <= clock_timestamp())
                             RETURNING generation
+                        ),
+                        restored AS (
+                            INSERT INTO \(table) (key) SELECT $1 WHERE NOT EXISTS (SELECT 1 FROM before)
+                            ON CONFLICT (key) DO NOTHING RETURNING 1
+                        ),
+                        notified AS (
+                            SELECT pg_notify($5, $1) FROM taken, before WHERE taken.generation <> before.old
                         )
-                        SELECT taken.generation,
-                            CASE WHEN taken.generation <> before.old THEN pg_notify($5, $1) END
-                        FROM taken, before
+                        SELECT (SELECT count(*) FROM taken), (SELECT count(*) FROM restored),
+                            (SELECT count(*) FROM notified)
                         """, [key, owner, String(duration), locked ? "true" : "false", database.channel],
                         on: connection)
-                    if !taken.isEmpty {
+                    let taken = answer.first?.first == "1"
+                    let restored = answer.first.map { $0.count > 1 && $0[1] == "1" } ?? false
+                    if taken {
                         if locked {
                             return PostgresTokenLease(
                                 coordinator: self, owner: owner, duration: duration, connection: connection,
@@ -177,6 +267,7 @@
                             "SELECT pg_advisory_unlock(hashtextextended($1, 0))", [lockName], on: connection)
                     }
                     database.engine.unpin(connection, reuse: true)
+                    if restored { continue }
                 } catch {
                     database.engine.unpin(connection, reuse: false)
                     if error.kind == .connectionLost {
@@ -192,30 +283,24 @@
             }
         }
 
-        /// Whether `owner` still holds the lease; extends it by `duration` when it does. A lease
-        /// backed by the advisory lock asks on the lock's own connection: when that connection
-        /// is gone (a server restart), so is the lock, and another session may take the lease
-        /// at any moment, so it is not held.
-        ///
-        /// After a restart of the server, the lock is gone but nobody takes a lease taken before
-        /// the restart over until it expires: it is still held, asked on a pooled connection.
+        /// Whether `owner` still holds the lease; extends it by `duration` when it does. Asked on
+        /// the lease's own connection, or, when that connection is gone (a restart, a pooler, a
+        /// network blip, `pg_terminate_backend`), on a pooled one: its advisory lock went with the
+        /// connection, but nobody takes a lease over before it expires, so the row says whether
+        /// it is still this holder's.
         func holds(owner: String, duration: TimeInterval, on connection: PostgresEngine.PinnedConnection?) async
             -> Bool
         {
             let extend = """
                 UPDATE \(table) SET lease_expires = clock_timestamp() + $3::double precision * interval '1 second'
-                WHERE key = $1 AND lease_owner = $2::uuid
+                WHERE key = $1 AND lease_owner = $2::uuid RETURNING 1
                 """
             do {
-                let rows = try await database.query(
-                    extend + " RETURNING 1", [key, owner, String(duration)], on: connection)
+                let rows = try await database.query(extend, [key, owner, String(duration)], on: connection)
                 return !rows.isEmpty
             } catch {
                 guard connection != nil else { return false }
-                let rows = try? await database.query(
-                    extend + " AND lease_taken < pg_postmaster_start_time() RETURNING 1",
-                    [key, owner, String(duration)],
-                    retryable: true)
+                let rows = try? await database.query(extend, [key, owner, String(duration)], retryable: true)
                 return !(rows ?? []).isEmpty
             }
         }

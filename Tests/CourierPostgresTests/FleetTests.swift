@@ -30,7 +30,10 @@
             var keys = 5
             /// Keys per process: process `i` holds keys `i`, `i + 1`, … (mod `keys`).
             var keysPerProcess = 2
-            var duration: TimeInterval = 60
+            /// Long enough for the leases of the killed holders to expire (refresh time-out +
+            /// 30 s: a holder whose connection is gone is not taken over sooner, since it may only
+            /// have lost the connection) and the restart to follow.
+            var duration: TimeInterval = 90
             var lifetime: TimeInterval = 4
             var leeway: TimeInterval = 0.5
             /// The refresh time-out, also the abandonment's (a session abandons no sooner than it
@@ -48,7 +51,10 @@
             var reports: [Int: ChildReport] = [:]
             var exitedWithoutReport = 0
             var stalls = 0
+            /// Refreshes begun (`REFRESH`, said before the request leaves), per key.
             var refreshes: [String: Int] = [:]
+            /// Refreshes the token endpoint answered (`ANSWERED`).
+            var answered = 0
             var frozenKey: String?
             var frozenLines: [String] = []
             var tookOverFrozen = false
@@ -64,7 +70,7 @@
         }
 
         @Test(
-            "20 processes, 5 keys, one minute: kill -9, SIGSTOP past the lease and a database restart during a refresh; no logout, no token lost"
+            "20 processes, 5 keys, 90 s: kill -9, SIGSTOP past the lease and a database restart during a refresh; no logout, no token lost"
         )
         func fleet() async throws {
             let run = Run()
@@ -179,7 +185,7 @@
                     try launch(["--duration", "\(remaining)", "--go"])
                     running.insert(children.count - 1)
                     // The restart comes once other processes took every killed holder's lease
-                    // over: a lease taken before a restart is taken over only when it expires.
+                    // over, when it expired: a lease is taken over only then.
                     killedKeys.insert(key)
                     if outcome.stalls < run.kills { touch(stallFile) }
                 case ("WRITING", _):
@@ -203,6 +209,8 @@
                             children[frozen]?.signal(SIGCONT)
                         }
                     }
+                case ("ANSWERED", _):
+                    outcome.answered += 1
                 case ("EXIT", _):
                     if running.remove(id) != nil { outcome.exitedWithoutReport += 1 }
                 default:
@@ -274,7 +282,11 @@
             // No refresh token presented twice, none rejected, none but the clients' own.
             #expect(counters.refreshTokenReuses == 0, "a refresh token was presented twice: \(summary)")
             #expect(counters.refreshGrants == counters.refreshSuccesses, "a refresh grant was rejected: \(summary)")
-            #expect(counters.refreshGrants == outcome.refreshes.values.reduce(0, +), "\(summary)")
+            // Every grant the server counted was begun by a process, and every answer a process
+            // got was counted: a refresh abandoned on a busy machine before its request reached
+            // the server is begun but never counted (issue 32: `refreshGrants 48 == 49`).
+            #expect(counters.refreshGrants <= outcome.refreshes.values.reduce(0, +), "\(summary)")
+            #expect(counters.refreshGrants >= outcome.answered, "\(summary)")
             #expect(counters.passwordGrants == 0)
             for (key, count) in outcome.refreshes {
                 #expect(count <= bound, "\(key): \(count) refreshes, at most \(bound): \(summary)")

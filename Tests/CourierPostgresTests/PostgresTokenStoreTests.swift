@@ -150,7 +150,9 @@
             }
         }
 
-        @Test("a holder whose connection is killed frees the lease at once, and its late write is refused")
+        @Test(
+            "a holder whose lease connection is killed keeps the lease until it expires, and its write goes through"
+        )
         func killedHolder() async throws {
             try await TestPostgres.with { server in
                 let (a, b) = try Self.twoProcesses(server)
@@ -159,15 +161,17 @@
                 let killed = try await b.database.query(
                     "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted", [])
                 #expect(killed.count == 1)
-                // Within the 10 s wait, long before the 600 s expiry.
-                let started = ContinuousClock.now
+                // The advisory lock is free now, but the holder may be at the token endpoint:
+                // nobody takes its lease before it expires.
+                await #expect(throws: TokenLeaseTimeout.self) {
+                    _ = try await b.acquireLease(expiringAfter: 600, waitingAtMost: 0.2)
+                }
+                #expect(await lease.isHeld())
+                #expect(try await a.write(Self.token("new"), change: .refreshed, ifGeneration: read.generation) != nil)
+                await lease.release()
                 let taken = try await b.acquireLease(expiringAfter: 600, waitingAtMost: 10)
-                #expect(started.duration(to: .now) < .seconds(10))
-                #expect(await !lease.isHeld())
-                #expect(try await a.write(Self.token("late"), change: .refreshed, ifGeneration: read.generation) == nil)
                 #expect(await taken.isHeld())
                 await taken.release()
-                await lease.release()
             }
         }
 
@@ -380,19 +384,6 @@
             }
             #expect(error?.kind == .invalidName)
             #expect(throws: Never.self) { _ = try PostgresDatabase(connection: "host=127.0.0.1", table: "auth.tokens") }
-        }
-
-        @Test("connection strings are redacted in both forms")
-        func redaction() {
-            #expect(
-                ConnectionString.redacting("host=db password='a b''c' user=x") == "host=db password=*** user=x")
-            #expect(ConnectionString.redacting("host=db password = s3cret") == "host=db password = ***")
-            #expect(
-                ConnectionString.redacting("postgresql://app:s3cret@db.internal:5432/app?sslmode=require")
-                    == "postgresql://app:***@db.internal:5432/app?sslmode=require")
-            #expect(
-                ConnectionString.redacting("postgres://db/app?user=a&password=s3cret&sslmode=verify-full")
-                    == "postgres://db/app?user=a&password=***&sslmode=verify-full")
         }
     }
 

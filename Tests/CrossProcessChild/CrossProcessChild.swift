@@ -256,9 +256,13 @@ enum CrossProcessChild {
                     return try await heldRefresh(token, server: server, named: named, tally: tally)
                 }
                 tally.add(\.refreshes)
+                // Said before the request leaves (the fleet test acts on it); a request the
+                // session abandons on a busy machine may never reach the server, so the
+                // server's count of grants lies between these and the answered ones.
                 say("REFRESH" + named)
                 let response = try await tokens.request(
                     TokenEndpoint(base: server, grant: .refresh(token.refreshToken ?? "")))
+                say("ANSWERED" + named)
                 return try OAuthToken(response: response)
             },
             // Tokens live seconds here; the guard against refresh loops must not count an
@@ -287,6 +291,7 @@ enum CrossProcessChild {
         case .success(let response):
             tally.add(\.refreshes)
             say("SENT" + named)
+            say("ANSWERED" + named)
             return try OAuthToken(response: response)
         case .failure(let error):
             if case .underlying(let underlying, _) = error, underlying is TokenLeaseLost {
@@ -321,9 +326,13 @@ enum CrossProcessChild {
         } catch {
             if isDatabaseDown(error) {
                 tally.add(\.storeDown)
-            } else if case .authentication(.refreshFailed(let reason)) = error, reason is RefreshTimeout {
+            } else if case .authentication(.refreshFailed(let reason)) = error,
+                reason is RefreshTimeout || reason is TokenLeaseTimeout
+            {
                 // Waited longer than `--refresh-timeout` for another process's refresh (its
-                // holder is stopped, and its lease has not run out yet).
+                // holder is stopped, and its lease has not run out yet), or longer than the
+                // lease lasts for a lease taken after the wait began (its holder was killed:
+                // nobody takes it over before it expires).
                 tally.add(\.timedOut)
             } else if case .authentication = error {
                 tally.fail(\.auth, "\(error)")
