@@ -118,7 +118,7 @@ public final class ScriptedStreamTransport: StreamingHTTPTransport {
     /// idle time-out): each one is a connection the transport closed.
     public var closedByReader: CallCounter { stopped }
 
-    /// Sends the request and returns the whole scripted body as one ``Response``; a scripted
+    /// Sends the request and returns the whole scripted body as one `Response`; a scripted
     /// failure is thrown.
     public func send(_ request: TransportRequest) async throws -> Response {
         let streamed = try await stream(request, options: StreamOptions(bufferLimit: .max, idleTimeout: nil))
