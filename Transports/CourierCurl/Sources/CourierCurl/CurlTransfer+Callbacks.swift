@@ -2,6 +2,7 @@
 #if CurlTransport
 
 import CCurl
+import Courier
 import Foundation
 
 #if canImport(Glibc)
