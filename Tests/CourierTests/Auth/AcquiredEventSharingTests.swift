@@ -24,12 +24,14 @@ struct AcquiredEventSharingTests {
             }, refreshTimeout: testRefreshTimeout)
     }
 
-    /// The first occurrence `session` emits, after `trigger` runs.
+    /// The first occurrence `session` emits, after `trigger` runs; a sign-out after it bounds
+    /// the wait (`.signedOut` comes first when nothing else was emitted).
     func firstOccurrence(of session: AuthSession, after trigger: () async throws -> Void) async throws
         -> AuthEvent.Occurrence?
     {
         let occurrences = session.eventOccurrences
         try await trigger()
+        try await session.signOut()
         var iterator = occurrences.makeAsyncIterator()
         return await iterator.next()
     }
@@ -40,9 +42,12 @@ struct AcquiredEventSharingTests {
         let acquires = CallCounter()
         let first = session(acquires: acquires)
         let second = session(acquires: acquires)
-        let own = try await firstOccurrence(of: first) { _ = try await first.validToken() }
-        #expect(own?.event == .acquired)
-        #expect(own?.source == .thisSession)
+        let own = first.eventOccurrences
+        _ = try await first.validToken()
+        var ownEvents = own.makeAsyncIterator()
+        let acquired = await ownEvents.next()
+        #expect(acquired?.event == .acquired)
+        #expect(acquired?.source == .thisSession)
 
         let adopted = try await firstOccurrence(of: second) {
             let token = try await second.validToken()
