@@ -194,6 +194,8 @@ let openSSLTargets: [Target] = [
         dependencies: [
             "Courier", "CourierTesting", "CourierTestServer", "CourierTestServerTargets",
             .target(name: "CourierOpenSSL", condition: whenOpenSSL),
+            // With both traits, the DPoP redirect and nonce suites run on CurlTransport too.
+            .target(name: "CourierCurl", condition: whenCurl),
         ],
         exclude: ["verify_dpop.py"]
     ),

@@ -19,12 +19,17 @@ extension TestServerConfig {
         public var iatWindow: TimeInterval?
         /// Servers whose nonce changes now: `"as"` (the token endpoint), `"rs"` (the API).
         public var rotate: [String]?
+        /// Single-use nonces: every answer (a challenge, a success, a redirect) gives a nonce
+        /// of its own, good for exactly one proof; a proof whose nonce was never given or was
+        /// used already gets `use_dpop_nonce` again. `nonceUses` is then ignored.
+        public var singleUseNonces: Bool?
 
         /// A set of changes.
         public init(
             nonceFromTokenEndpoint: Bool? = nil, nonceFromAPI: Bool? = nil, nonceUses: Int? = nil,
-            iatWindow: TimeInterval? = nil, rotate: [String]? = nil
+            iatWindow: TimeInterval? = nil, rotate: [String]? = nil, singleUseNonces: Bool? = nil
         ) {
+            self.singleUseNonces = singleUseNonces
             self.nonceFromTokenEndpoint = nonceFromTokenEndpoint
             self.nonceFromAPI = nonceFromAPI
             self.nonceUses = nonceUses
@@ -38,6 +43,7 @@ extension TestServerConfig {
             case nonceUses = "nonce_uses"
             case iatWindow = "iat_window"
             case rotate
+            case singleUseNonces = "single_use"
         }
     }
 }

@@ -53,6 +53,12 @@ public struct TestServerCounters: Decodable, Sendable, Equatable {
     public let dpopBoundIssued: Int
     /// A DPoP-bound token sent as `Bearer`, or a bearer token sent as `DPoP`: refused.
     public let dpopBearerMisuses: Int
+    /// Redirects answered by `/api/dpop-redirect/…` to a request whose proof (for that hop's
+    /// own URL and method, with a fresh `jti` and a valid nonce) was accepted.
+    public let dpopRedirectHops: Int
+    /// Proofs whose nonce was a single-use nonce already used by another proof (single-use
+    /// mode): a client that sent one challenge's nonce twice.
+    public let dpopNonceReuses: Int
 
     enum CodingKeys: String, CodingKey {
         case tokenRequests = "token_requests"
@@ -75,5 +81,7 @@ public struct TestServerCounters: Decodable, Sendable, Equatable {
         case dpopProofRejections = "dpop_proof_rejections"
         case dpopBoundIssued = "dpop_bound_issued"
         case dpopBearerMisuses = "dpop_bearer_misuses"
+        case dpopRedirectHops = "dpop_redirect_hops"
+        case dpopNonceReuses = "dpop_nonce_reuses"
     }
 }

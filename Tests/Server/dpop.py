@@ -103,7 +103,11 @@ def check_proof(proof: str, htm: str, htu: str, now: float, iat_window: float) -
 class DPoPServer:
     """The DPoP half of the test server's state: a nonce for the token endpoint and one for
     the API, each rotated after `nonce_uses` accepted proofs (0: never), and the jti values seen
-    (a replayed proof is refused). Thread-safe: its own lock."""
+    (a replayed proof is refused). Thread-safe: its own lock.
+
+    In single-use mode (`single_use`), every answer gives a nonce of its own, good for one
+    proof: a proof must carry a nonce that was given and not used yet. Two requests that
+    share a nonce (a retry that took another request's challenge's nonce) cannot both pass."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -113,6 +117,12 @@ class DPoPServer:
         self.nonces = {"as": self._new_nonce("as"), "rs": self._new_nonce("rs")}
         self.uses = {"as": 0, "rs": 0}
         self.seen_jti: OrderedDict[str, None] = OrderedDict()
+        self.single_use = False
+        # Single-use mode: the nonces given and not used yet, and those used (for the count of
+        # reuses), per server; bounded.
+        self.outstanding = {"as": OrderedDict(), "rs": OrderedDict()}
+        self.used = {"as": OrderedDict(), "rs": OrderedDict()}
+        self.reuses = 0
 
     @staticmethod
     def _new_nonce(server: str) -> str:
@@ -135,6 +145,9 @@ class DPoPServer:
             elif key == "rotate":
                 if not isinstance(value, list) or not set(value) <= {"as", "rs"}:
                     raise ValueError('dpop.rotate must be a list of "as" and "rs"')
+            elif key == "single_use":
+                if not isinstance(value, bool):
+                    raise ValueError("dpop.single_use must be a boolean")
             else:
                 raise ValueError(f"unknown dpop key {key!r}")
             updates[key] = value
@@ -148,6 +161,8 @@ class DPoPServer:
                     self.nonce_uses = value
                 elif key == "iat_window":
                     self.iat_window = float(value)
+                elif key == "single_use":
+                    self.single_use = value
                 else:
                     for server in value:
                         self.nonces[server] = self._new_nonce(server)
@@ -160,11 +175,51 @@ class DPoPServer:
                 "nonce_rs": self.require_nonce["rs"],
                 "nonce_uses": self.nonce_uses,
                 "iat_window": self.iat_window,
+                "single_use": self.single_use,
             }
+
+    def take_reuses(self) -> int:
+        """Proofs that carried a single-use nonce already used (since the last call)."""
+        with self.lock:
+            reuses, self.reuses = self.reuses, 0
+            return reuses
 
     def current_nonce(self, server: str) -> str | None:
         with self.lock:
-            return self.nonces[server] if self.require_nonce[server] else None
+            if not self.require_nonce[server]:
+                return None
+            return self._issue_locked(server) if self.single_use else self.nonces[server]
+
+    def _issue_locked(self, server: str) -> str:
+        """A new single-use nonce for `server`, remembered until used (at most 100,000)."""
+        nonce = self._new_nonce(server)
+        outstanding = self.outstanding[server]
+        outstanding[nonce] = None
+        while len(outstanding) > 100_000:
+            outstanding.popitem(last=False)
+        return nonce
+
+    def _nonce_refusal_locked(self, claims: dict, server: str) -> str | None:
+        """Why the proof's nonce is refused, or None when it is accepted (a single-use nonce is
+        then used up)."""
+        if not self.require_nonce[server]:
+            return None
+        if "nonce" not in claims:
+            return "the proof has no nonce"
+        nonce = claims.get("nonce")
+        if not self.single_use:
+            return None if nonce == self.nonces[server] else "the proof's nonce is stale"
+        if isinstance(nonce, str) and nonce in self.outstanding[server]:
+            del self.outstanding[server][nonce]
+            used = self.used[server]
+            used[nonce] = None
+            while len(used) > 100_000:
+                used.popitem(last=False)
+            return None
+        if isinstance(nonce, str) and nonce in self.used[server]:
+            self.reuses += 1
+            return "the proof's single-use nonce was used already"
+        return "the proof's nonce was never given"
 
     def check(self, proof: str | None, server: str, htm: str, htu: str, access_token: str | None) -> dict:
         """Checks a request's proof. Returns {"jkt": …} when accepted, or
@@ -188,9 +243,9 @@ class DPoPServer:
             jti = claims["jti"]
             if jti in self.seen_jti:
                 return self._refused_locked("invalid_dpop_proof", "jti was used before (a replayed proof)", server)
-            if self.require_nonce[server] and claims.get("nonce") != self.nonces[server]:
+            what = self._nonce_refusal_locked(claims, server)
+            if what is not None:
                 # The proof is still unused: a retry with the nonce may reuse nothing of it.
-                what = "the proof has no nonce" if "nonce" not in claims else "the proof's nonce is stale"
                 return self._refused_locked("use_dpop_nonce", what, server)
             self.seen_jti[jti] = None
             while len(self.seen_jti) > 100_000:
@@ -201,6 +256,8 @@ class DPoPServer:
     def _after_use_locked(self, server: str) -> str | None:
         if not self.require_nonce[server]:
             return None
+        if self.single_use:
+            return self._issue_locked(server)
         self.uses[server] += 1
         if self.nonce_uses and self.uses[server] >= self.nonce_uses:
             self.nonces[server] = self._new_nonce(server)
@@ -212,5 +269,8 @@ class DPoPServer:
             return self._refused_locked(error, description, server)
 
     def _refused_locked(self, error: str, description: str, server: str) -> dict:
-        nonce = self.nonces[server] if self.require_nonce[server] else None
+        if not self.require_nonce[server]:
+            nonce = None
+        else:
+            nonce = self._issue_locked(server) if self.single_use else self.nonces[server]
         return {"error": error, "description": description, "nonce": nonce}

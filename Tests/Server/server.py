@@ -98,6 +98,8 @@ COUNTER_NAMES = (
     "dpop_proof_rejections",
     "dpop_bound_issued",
     "dpop_bearer_misuses",
+    "dpop_redirect_hops",
+    "dpop_nonce_reuses",
 )
 
 
@@ -899,6 +901,8 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
             return self._flaky(path[len("/flaky/"):])
         if path == "/oauth/token":
             return self._token()
+        if path.startswith("/api/dpop-redirect/"):
+            return self._dpop_redirect(path[len("/api/dpop-redirect/"):])
         if path.startswith("/api/"):
             return self._protected(business=False)
         if path.startswith("/biz/"):
@@ -1317,6 +1321,34 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
             headers.append(("DPoP-Nonce", nonce))
         self._send_json(401, {"error": error, "error_description": description}, headers)
 
+    def _dpop_redirect(self, rest: str) -> None:
+        """`/api/dpop-redirect/<status>/<rest>`: a <status> redirect (301, 302, 303, 307, 308) to
+        `/api/<rest>` on this origin, answered only to a request whose DPoP proof is valid for
+        this hop (its own URL and method, an unused jti, the nonce): RFC 9449 §4.3 asks a proof
+        per request, so a client that resends the first hop's proof after a redirect is
+        refused at the next hop. A request with no DPoP token is redirected as it is."""
+        self._drain_body()
+        status_text, _, target = rest.partition("/")
+        try:
+            status = int(status_text)
+        except ValueError:
+            status = 0
+        if status not in (301, 302, 303, 307, 308):
+            raise BadRequest("/api/dpop-redirect/<301|302|303|307|308>/<path>")
+        state = self.state
+        headers = [("Location", "/api/" + target)]
+        dpop_token = self._dpop_token()
+        if dpop_token is not None:
+            verdict = state.dpop.check(self._single_header("DPoP"), "rs", self.command, self._request_uri(), dpop_token)
+            if "error" in verdict:
+                counter = "dpop_nonce_challenges" if verdict["error"] == "use_dpop_nonce" else "dpop_proof_rejections"
+                return self._dpop_refusal(verdict["error"], verdict["description"], verdict["nonce"], counter)
+            if verdict["nonce"] is not None:
+                headers.append(("DPoP-Nonce", verdict["nonce"]))
+            with state.lock:
+                state.counters["dpop_redirect_hops"] += 1
+        self._send(status, b"", None, headers)
+
     def _bearer_token(self) -> tuple[bool, str | None]:
         """(carried an Authorization header, bearer token or None if absent/malformed)."""
         values = self.headers.get_all("Authorization") or []
@@ -1431,7 +1463,9 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
                 return self._send_json(400, {"error": f"admin body is not JSON: {exc}"})
         state = self.state
         if name == "counters":
+            reuses = state.dpop.take_reuses()
             with state.lock:
+                state.counters["dpop_nonce_reuses"] += reuses
                 snapshot = state.snapshot_counters()
             return self._send_json(200, snapshot)
         if name == "config":
@@ -1472,6 +1506,7 @@ class Handler(HostileRoutes, HoldRoutes, BaseHTTPRequestHandler):
                 count = len(state.refresh_tokens)
             return self._send_json(200, {"revoked": count})
         if name == "reset-counters":
+            state.dpop.take_reuses()
             with state.lock:
                 for key in state.counters:
                     state.counters[key] = 0

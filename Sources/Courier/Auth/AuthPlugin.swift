@@ -68,7 +68,7 @@ public struct AuthPlugin: PluginType {
     /// Keeps the DPoP nonce a server sent (a DPoP session on a plain ``Provider``), so the
     /// next proof to that origin carries it. Does nothing for a bearer session.
     public func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) {
-        _ = auth.dpop?.observe(result)
+        auth.dpop?.remember(result)
     }
 
     /// `request` signed with `token`: `Authorization` (``signed(_:with:as:)``), and on a DPoP
@@ -79,12 +79,18 @@ public struct AuthPlugin: PluginType {
     ///
     /// - Throws: what ``signed(_:with:as:)`` throws; ``CourierError/authentication(_:)`` with
     ///   ``AuthenticationError/sessionExpired`` when the key is lost; ``CourierError/underlying(_:_:)``
-    ///   with a ``DPoPError`` when no proof can be made.
+    ///   with a ``DPoPError`` when no proof can be made (``DPoPError/keyFactoryMissing`` for a
+    ///   DPoP-bound token on a session made without `dpop:`).
     nonisolated(nonsending) func sign(
-        _ request: URLRequest, with token: OAuthToken, as authorizationType: AuthorizationType
+        _ request: URLRequest, with token: OAuthToken, as authorizationType: AuthorizationType, nonce: String? = nil
     ) async throws(CourierError) -> (request: URLRequest, token: OAuthToken) {
-        guard let dpop = auth.dpop, authorizationType == .bearer, DPoPSigner.isBound(token) else {
+        guard authorizationType == .bearer, DPoPSigner.isBound(token) else {
             return (try signed(request, with: token, as: authorizationType), token)
+        }
+        guard let dpop = auth.dpop else {
+            // A bearer session holding a DPoP-bound token (another process stored it): without
+            // a proof every server refuses it, so nothing is sent.
+            throw .underlying(DPoPError.keyFactoryMissing, nil)
         }
         var token = token
         for _ in 0..<2 {
@@ -103,7 +109,9 @@ public struct AuthPlugin: PluginType {
                 continue
             }
             try Self.checkAuthorization("DPoP \(token.accessToken)", url: request.url)
-            return (try await dpop.signed(request, accessToken: token.accessToken, builder: builder), token)
+            return (
+                try await dpop.signed(request, accessToken: token.accessToken, builder: builder, nonce: nonce), token
+            )
         }
         throw .authentication(.sessionExpired)
     }

@@ -92,7 +92,7 @@ extension AuthSession {
         ) async -> (StateMachine.Outcome, (any Error)?) {
             var stored: StoredToken
             do {
-                stored = try await coordinator.read()
+                stored = try await coordinator.checkedRead()
             } catch {
                 return (.transient, error)
             }
@@ -141,6 +141,10 @@ extension AuthSession {
             let binding: (signing: DPoPTokenRequest.Signing, data: Data)?
             switch await tokenRequestBinding(for: token) {
             case .success(let value): binding = value
+            case .failure(let lost) where lost.isNoFactory:
+                // Not a lost key: the key is in the store, this session was made without the
+                // factory to use it. Nothing is sent, nothing is ended.
+                return (.transient, DPoPError.keyFactoryMissing)
             case .failure(let lost):
                 return await end(SessionExpiry(cause: .dpopKeyLost, date: now()), over: stored, error: lost)
             }
@@ -202,7 +206,10 @@ extension AuthSession {
         private func tokenRequestBinding(for token: OAuthToken) async -> Result<
             (signing: DPoPTokenRequest.Signing, data: Data)?, DPoPKeyLost
         > {
-            guard let dpop else { return .success(nil) }
+            guard let dpop else {
+                // A bound token's refresh request needs a proof this session cannot sign.
+                return DPoPSigner.isBound(token) ? .failure(.noFactory) : .success(nil)
+            }
             guard DPoPSigner.isBound(token) else {
                 guard let (builder, data) = try? await dpop.newKey() else { return .success(nil) }
                 return .success((DPoPTokenRequest.Signing(signer: dpop, builder: builder), data))
@@ -228,7 +235,7 @@ extension AuthSession {
                 {
                     return (.renewed(token, generation: generation), nil)
                 }
-                return (.adopted(try await coordinator.read()), nil)
+                return (.adopted(try await coordinator.checkedRead()), nil)
             } catch {
                 // The server has issued it, and may have retired the refresh token it replaced:
                 // it is the only valid credential there is. It is used from memory, the failed
@@ -249,7 +256,7 @@ extension AuthSession {
                 {
                     return (.ended(expiry, generation: generation), error)
                 }
-                return (.adopted(try await coordinator.read()), nil)
+                return (.adopted(try await coordinator.checkedRead()), nil)
             } catch let storeError {
                 // The session is over either way; a store that cannot delete must not keep the
                 // user signed in.

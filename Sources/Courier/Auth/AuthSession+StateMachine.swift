@@ -413,12 +413,15 @@ extension AuthSession {
         }
 
         /// The store's contents, read when the session was first used: the session starts
-        /// from them, with no event — unless the store was emptied by the end of a session
+        /// from them, with no event — unless the token there is a first token another session
+        /// acquired (``AuthEvent/acquired``: the app learns it has a session, as it would have
+        /// had this session acquired it), or the store was emptied by the end of a session
         /// (another session's refresh token was rejected, maybe after this one was created):
         /// this one has ended too.
         mutating func loaded(_ stored: StoredToken?, generation newGeneration: UInt64?, now: Date) -> ChangeAction {
             token = stored?.token
             generation = newGeneration
+            if let stored, stored.token != nil, stored.change == .acquired { return .emit(.acquired) }
             guard let stored, stored.token == nil, stored.change == .sessionExpired else { return .none }
             expire(SessionExpiry(cause: .anotherSession, date: now))
             return .emit(.sessionExpired)

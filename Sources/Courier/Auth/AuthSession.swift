@@ -93,6 +93,10 @@ public actor AuthSession {
     /// What the store threw when the session first read it; `nil` until then, and after a
     /// read that worked.
     private var loadError: (any Error)?
+    /// Why the store's last read failed, while no read since worked (nor a sign-in or
+    /// sign-out replaced what it holds): what ``signInState`` reports as
+    /// ``SignInState/unknown(_:)`` when the session has no token.
+    private var readFailure: (any Error)?
     /// Whether the session has read the store (or replaced what it holds): it does so on
     /// first use, not when it is created, since a coordinator may have to wait.
     private var isLoaded = false
@@ -187,8 +191,9 @@ public actor AuthSession {
     /// A session that adopts what another session sharing its store did emits the same
     /// event: ``AuthEvent/refreshed`` for a token another session refreshed,
     /// ``AuthEvent/signedIn`` and ``AuthEvent/signedOut`` for another session's sign-in and
-    /// sign-out, ``AuthEvent/sessionExpired`` when another session's refresh token was
-    /// rejected.
+    /// sign-out, ``AuthEvent/acquired`` for a first token another session acquired (also when
+    /// that token is what this session finds as it first reads the store),
+    /// ``AuthEvent/sessionExpired`` when another session's refresh token was rejected.
     public nonisolated var events: AsyncStream<AuthEvent> {
         broadcaster.subscribeToEvents()
     }
@@ -249,8 +254,12 @@ public actor AuthSession {
 
     /// Whether requests cannot be signed until the user signs in: there is no token and no
     /// `acquire` closure to get one (a first launch, after ``signOut()`` here or in another
-    /// process sharing the store, or a stored token that could not be loaded — see
+    /// process sharing the store, or a stored token that cannot be sent — see
     /// ``tokenLoadError``), or the session expired.
+    ///
+    /// `false` while the store cannot be read at all (a database down at start-up): that says
+    /// nothing about the user, and the token may be there once it is back. ``signInState``
+    /// tells that case apart (``SignInState/unknown(_:)``).
     ///
     /// Read it at start-up to show the login screen at once rather than after a failed
     /// request. A stored token that is expired but refreshable does not need a sign-in: the
@@ -260,10 +269,31 @@ public actor AuthSession {
     /// if await session.needsSignIn { await showLoginScreen() }
     /// ```
     public var needsSignIn: Bool {
+        get async { await signInState == .needsSignIn }
+    }
+
+    /// Whether the session has a token, needs a sign-in, or cannot tell yet because its store
+    /// could not be read (a database that is down at start-up, a Keychain still locked): see
+    /// ``SignInState``. Reads the store first, as ``needsSignIn`` does.
+    ///
+    /// ```swift
+    /// switch await session.signInState {
+    /// case .signedIn: showHome()
+    /// case .needsSignIn: showLoginScreen()
+    /// case .unknown(let error): showRetry(because: error)  // the store will be read again
+    /// }
+    /// ```
+    public var signInState: SignInState {
         get async {
             _ = await syncWithStore()
             let canAcquire = self.canAcquire
-            return state.withValue { $0.expiry != nil || ($0.token == nil && !canAcquire) }
+            let (expired, hasToken) = state.withValue { ($0.expiry != nil, $0.token != nil) }
+            if expired { return .needsSignIn }
+            if hasToken || canAcquire { return .signedIn }
+            // A store that threw says nothing about the user: only a store that was read (and
+            // held no token, or one that cannot be sent) means a sign-in is needed.
+            if let readFailure, !SignInState.isUnusableToken(readFailure) { return .unknown(readFailure) }
+            return .needsSignIn
         }
     }
 
@@ -345,11 +375,15 @@ public actor AuthSession {
     /// adopt it before their next request.
     ///
     /// - Throws: ``TokenValidationError`` for a token that cannot be sent (see
-    ///   ``OAuthToken/validate()``), or the store's error; the session is then unchanged.
+    ///   ``OAuthToken/validate()``), ``DPoPError/tokenNotBound`` for a DPoP-bound token
+    ///   without a key the session can restore, ``DPoPError/keyFactoryMissing`` for a
+    ///   DPoP-bound token on a session made without `dpop:`, or the store's error; the session
+    ///   is then unchanged.
     public func signIn(_ token: OAuthToken) async throws {
         try token.validate()
-        if let dpop, DPoPSigner.isBound(token) {
+        if DPoPSigner.isBound(token) {
             // A bound token is useless without its key: refuse it now, not at the first request.
+            guard let dpop else { throw DPoPError.keyFactoryMissing }
             do {
                 _ = try dpop.builder(for: token)
             } catch {
@@ -360,6 +394,7 @@ public actor AuthSession {
         // Whatever the session was loading or adopting meanwhile is older than this.
         isLoaded = true
         epoch &+= 1
+        readFailure = nil
         perform(state.withValue { $0.signedIn(token, generation: generation) })
         await releaseKeptLeaseOnceStored()
     }
@@ -420,6 +455,7 @@ public actor AuthSession {
     public func signOut() async throws {
         isLoaded = true
         epoch &+= 1
+        readFailure = nil
         perform(state.withValue { $0.signedOut() })
         await releaseKeptLeaseOnceStored()
         let generation = try await coordinator.write(nil, change: .signedOut, ifGeneration: nil)
@@ -498,17 +534,21 @@ public actor AuthSession {
         let epoch = self.epoch
         let stored: StoredToken
         do {
-            stored = try await coordinator.read()
+            stored = try await coordinator.checkedRead()
         } catch {
-            // Unreadable now (a file half-replaced by hand, say): keep the token this session
-            // has, and read again after the next write.
-            if epoch == self.epoch { state.withValue { $0.note(generation: current) } }
+            // Unreadable now (a file half-replaced by hand, say, or a token too long to send):
+            // keep the token this session has, and read again after the next write.
+            if epoch == self.epoch {
+                state.withValue { $0.note(generation: current) }
+                readFailure = error
+            }
             return nil
         }
         // Re-checked after the read: a sign-in, a sign-out or another check that adopted a
         // token meanwhile is newer than what this read found (the next check reads again).
         guard epoch == self.epoch else { return nil }
         self.epoch &+= 1
+        readFailure = nil
         let now = now()
         perform(state.withValue { $0.storeChanged(stored, now: now) })
         await releaseKeptLeaseOnceStored()
@@ -521,7 +561,7 @@ public actor AuthSession {
         var stored: StoredToken?
         var failure: (any Error)?
         do {
-            stored = try await coordinator.read()
+            stored = try await coordinator.checkedRead()
         } catch {
             failure = error
         }
@@ -531,6 +571,7 @@ public actor AuthSession {
         isLoaded = true
         epoch &+= 1
         loadError = failure
+        readFailure = failure
         let now = now()
         perform(state.withValue { $0.loaded(stored, generation: generation, now: now) })
     }
@@ -735,7 +776,7 @@ public actor AuthSession {
     private func mapped(_ result: Result<OAuthToken, StateMachine.Failure>) -> Result<OAuthToken, AuthenticationError> {
         result.mapError { failure in
             switch failure {
-            case .missingCredential: loadError.map { .storeUnavailable($0) } ?? .missingCredential
+            case .missingCredential: (readFailure ?? loadError).map { .storeUnavailable($0) } ?? .missingCredential
             case .sessionExpired: .sessionExpired
             case .excessiveRefresh: .excessiveRefresh
             }
@@ -806,6 +847,8 @@ public actor AuthSession {
         let now = now()
         // An adopted outcome is what another session sharing the store stored meanwhile.
         let source: AuthEvent.Source = if case .adopted = outcome { .anotherSession } else { .thisSession }
+        // The operation read the store under the lease: what it holds is known again.
+        if outcome != .transient { readFailure = nil }
         let (action, written) = state.withValue { state in
             let wasUnstored = state.unstored != nil
             let action = state.operationFinished(id, outcome: outcome, now: now)

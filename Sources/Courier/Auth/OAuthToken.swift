@@ -65,21 +65,23 @@ public struct OAuthToken: Codable, Sendable, Equatable {
     /// | `access_token` | string | ``accessToken`` |
     /// | `refresh_token` | string | ``refreshToken`` (an empty one counts as absent) |
     /// | `token_type` | string | ``tokenType`` (`Bearer` when absent) |
-    /// | `expires_in` | number of seconds, or a string holding one | ``expiresAt`` |
+    /// | `expires_in` | number of seconds, or a string of decimal digits | ``expiresAt`` |
     ///
     /// For a token endpoint with other field names, a wrapping object or an expiry given as
     /// a date, describe its answer with a ``TokenResponseFormat`` and call
     /// ``init(tokenResponse:format:receivedAt:)``.
     ///
-    /// `expires_in` (a number, or a string holding one) counts from `receivedAt`, which
+    /// `expires_in` (a JSON number, or a string of decimal digits such as `"3600"`; not a
+    /// boolean, nor `"0x10"` or `"1e3"`) counts from `receivedAt`, which
     /// becomes ``issuedAt``. When `expires_in` is absent or unusable and the access token is
     /// a JWT, its `exp` claim is used; otherwise the expiry is unknown (``expiresAt`` is
     /// `nil`) and the token is used until the server rejects it. A lower-case `bearer` is
     /// normalised to `Bearer`.
     ///
-    /// A lifetime that is zero, negative, not finite (`"nan"`, `"inf"`, `1e309`) or longer
-    /// than ``maximumLifetime`` counts as unknown, and so does a JWT `exp` that is not after
-    /// `receivedAt` (the server just issued the token, so one of the clocks is wrong):
+    /// A lifetime shorter than ``minimumLifetime`` (one second: zero, negative, `1e-300`), not
+    /// finite (`1e309`) or longer than ``maximumLifetime`` counts as unknown, and so does a JWT
+    /// `exp` that is not at least a second after `receivedAt` (the server just issued the
+    /// token, so one of the clocks is wrong):
     /// otherwise every request would refresh first, and the refresh limit would lock the
     /// user out although the server accepts the token.
     ///
@@ -202,21 +204,53 @@ public struct OAuthToken: Codable, Sendable, Equatable {
         return Data(bytes[..<numberStart] + Array("null".utf8) + bytes[index...])
     }
 
-    /// `expires_in` as a usable lifetime: a JSON number or a string holding one (surrounding
-    /// spaces allowed), the same rules for both.
+    /// `expires_in` as a usable lifetime: a JSON number, or a string of decimal digits (with
+    /// at most one decimal point; surrounding spaces allowed), the same rules for both. A JSON
+    /// `true` or `false`, a hexadecimal (`"0x10"`), exponent (`"1e3"`) or signed string, and
+    /// anything else, is no lifetime.
     private static func lifetime(_ value: Any?) -> TimeInterval? {
         switch value {
         case let number as NSNumber:
+            // A JSON `true` is no number of seconds. (`is Bool` cannot tell: a JSON 1 is an
+            // NSNumber that casts to `Bool` too; a boolean's NSNumber has the type `c`.)
+            guard !isBoolean(number) else { return nil }
             return usable(number.doubleValue)
         case let string as String:
-            return Double(string.trimmingCharacters(in: .whitespaces)).flatMap(usable)
+            return decimalSeconds(string.trimmingCharacters(in: .whitespaces)).flatMap(usable)
         default: return nil
         }
     }
 
-    /// `seconds` if it is a positive, finite lifetime no longer than ``maximumLifetime``.
+    /// Whether `number` came from a JSON `true` or `false`.
+    static func isBoolean(_ number: NSNumber) -> Bool {
+        String(cString: number.objCType) == "c"
+    }
+
+    /// `text` as seconds when it is decimal digits with at most one decimal point between
+    /// digits (`3600`, `3600.5`); `nil` otherwise. At most 32 characters: no lifetime needs more.
+    private static func decimalSeconds(_ text: String) -> TimeInterval? {
+        let bytes = text.utf8
+        guard !bytes.isEmpty, bytes.count <= 32 else { return nil }
+        var points = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: ".") {
+                points += 1
+            } else if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                return nil
+            }
+        }
+        guard points <= 1, bytes.first != UInt8(ascii: "."), bytes.last != UInt8(ascii: ".") else { return nil }
+        return Double(text)
+    }
+
+    /// The shortest lifetime taken at its word: one second. A shorter one (`1e-300`, `0.5`)
+    /// would have every request refresh first; it counts as unknown.
+    public static let minimumLifetime: TimeInterval = 1
+
+    /// `seconds` if it is a finite lifetime of at least ``minimumLifetime`` and no longer than
+    /// ``maximumLifetime``.
     private static func usable(_ seconds: TimeInterval) -> TimeInterval? {
-        seconds.isFinite && seconds > 0 && seconds <= maximumLifetime ? seconds : nil
+        seconds.isFinite && seconds >= minimumLifetime && seconds <= maximumLifetime ? seconds : nil
     }
 }
 

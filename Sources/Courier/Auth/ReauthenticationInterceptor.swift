@@ -116,12 +116,14 @@ public struct ReauthenticationInterceptor: RequestInterceptor {
         context: inout RequestContext, next: Next
     ) async throws(CourierError) -> Result<Response, CourierError> {
         let result = try await signAndSend(request, with: &token, as: authorizationType, context: &context, next: next)
-        guard let dpop = auth.dpop, dpop.observe(result), context.isReplayable else { return result }
+        guard let dpop = auth.dpop, let nonce = dpop.observe(result), context.isReplayable else { return result }
         // A server that wants a DPoP nonce refused the request before acting on it: sent
-        // again once with the nonce just kept — not a rejected token, so no refresh, no replay
+        // again once with the nonce of this challenge (not the origin's latest, which another
+        // request's challenge may have set) — not a rejected token, so no refresh, no replay
         // counted, and safe for a POST.
-        let again = try await signAndSend(request, with: &token, as: authorizationType, context: &context, next: next)
-        _ = dpop.observe(again)
+        let again = try await signAndSend(
+            request, with: &token, as: authorizationType, context: &context, next: next, nonce: nonce)
+        dpop.observe(again, answering: nonce)
         return again
     }
 
@@ -130,9 +132,9 @@ public struct ReauthenticationInterceptor: RequestInterceptor {
     /// whose key was lost signs with the one another process stored, if any).
     nonisolated(nonsending) private func signAndSend(
         _ request: URLRequest, with token: inout OAuthToken, as authorizationType: AuthorizationType,
-        context: inout RequestContext, next: Next
+        context: inout RequestContext, next: Next, nonce: String? = nil
     ) async throws(CourierError) -> Result<Response, CourierError> {
-        let signed = try await signing.sign(request, with: token, as: authorizationType)
+        let signed = try await signing.sign(request, with: token, as: authorizationType, nonce: nonce)
         token = signed.token
         context.credential = SignedCredential(session: auth, token: token)
         do {

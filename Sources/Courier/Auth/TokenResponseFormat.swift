@@ -7,8 +7,8 @@ import Foundation
 /// ``OAuthToken/init(tokenResponse:format:receivedAt:)`` read a token with it and make every
 /// check they make for an OAuth answer: the bounds of ``OAuthToken/validate()`` (16 KiB
 /// tokens, no control character, a short token type, ``TokenValidationError`` naming the
-/// field), and an expiry that is kept only when it gives a positive lifetime of at most
-/// ``OAuthToken/maximumLifetime``.
+/// field), and an expiry that is kept only when it gives a lifetime of at least
+/// ``OAuthToken/minimumLifetime`` and at most ``OAuthToken/maximumLifetime``.
 ///
 /// For a backend whose token endpoint answers
 /// `{"data": {"accessToken": "…", "refreshToken": "…", "expiresAt": "2026-12-01T22:00:00Z"}}`:
@@ -25,7 +25,8 @@ public struct TokenResponseFormat: Sendable, Equatable {
     /// Where the expiry comes from.
     public enum Expiry: Sendable, Equatable {
         /// A lifetime in seconds from when the answer was received, as OAuth's `expires_in`: a
-        /// JSON number, or a string holding one.
+        /// JSON number, or a string of decimal digits (`"3600"`; not `"0x10"`, `"1e3"` or a
+        /// boolean).
         case lifetime(String)
         /// A moment: an ISO 8601 date and time string (`2026-12-01T22:00:00Z`, fractional
         /// seconds and offsets allowed), or seconds since 1970 (a number, or a string holding

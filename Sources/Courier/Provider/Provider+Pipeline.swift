@@ -123,24 +123,34 @@ extension Provider {
         _ request: URLRequest, context: RequestContext, call: RequestCall
     ) async -> Result<Response, CourierError> {
         let result = await attempt(request, context: context, call: call)
-        guard let signing = DPoPTokenRequest.current, signing.signer.observe(result), context.isReplayable else {
+        guard let signing = DPoPTokenRequest.current, let nonce = signing.signer.observe(result), context.isReplayable
+        else {
             return result
         }
-        let again = await attempt(request, context: context, call: call)
-        _ = signing.signer.observe(again)
+        // With the nonce of this challenge, not the origin's latest (see `DPoPSigner.observe`).
+        let again = await attempt(request, context: context, call: call, nonce: nonce)
+        signing.signer.observe(again, answering: nonce)
         return again
     }
 
-    /// One pass through the pipeline: every plugin hook runs once.
-    nonisolated(nonsending) private func attempt(_ request: URLRequest, context: RequestContext, call: RequestCall)
-        async -> Result<Response, CourierError>
-    {
+    /// One pass through the pipeline: every plugin hook runs once. `nonce`: the DPoP nonce a
+    /// token request's proof carries (the challenge's, for a retry); `nil`, the origin's last.
+    nonisolated(nonsending) private func attempt(
+        _ request: URLRequest, context: RequestContext, call: RequestCall, nonce: String? = nil
+    ) async -> Result<Response, CourierError> {
         var prepared: URLRequest
+        var redirectSigner: TransportRequest.RedirectSigner?
         do {
             prepared = try await prepareRequest(request, target: context.target)
             if let signing = DPoPTokenRequest.current, prepared.value(forHTTPHeaderField: "DPoP") == nil {
                 // Signed last, so the proof's htm and htu are the request's as sent.
-                prepared = try await signing.signer.withProof(prepared, accessToken: nil, builder: signing.builder)
+                prepared = try await signing.signer.withProof(
+                    prepared, accessToken: nil, builder: signing.builder, nonce: nonce)
+                redirectSigner = { next, redirect in
+                    await signing.signer.redirected(next, after: redirect, accessToken: nil, builder: signing.builder)
+                }
+            } else if context.credential?.session.dpop != nil, let credential = context.credential {
+                redirectSigner = Self.dpopRedirectSigner(for: credential)
             }
         } catch {
             // Moya tells the plugins about a request cancelled before it left; other failures
@@ -149,8 +159,23 @@ extension Provider {
             return notifyUnsent(.failure(.cancelled), target: context.target)
         }
         notifyWillSend(prepared, target: context.target)
-        let result = await perform(prepared, call: call, isIdempotent: context.isIdempotent)
+        let result = await perform(
+            prepared, call: call, isIdempotent: context.isIdempotent, redirectSigner: redirectSigner)
         return finish(result, validation: call.validation, target: context.target)
+    }
+
+    /// The proof of each same-origin redirect hop of a request signed with a DPoP-bound token
+    /// (RFC 9449 §4.3: one proof per request, with its own URL and method); `nil` for any other
+    /// credential. Only DPoP sessions get here: a bearer request reads one `nil`.
+    @inline(never)
+    private static func dpopRedirectSigner(for credential: SignedCredential) -> TransportRequest.RedirectSigner? {
+        guard let dpop = credential.session.dpop, DPoPSigner.isBound(credential.token),
+            let builder = try? dpop.builder(for: credential.token)
+        else { return nil }
+        let accessToken = credential.token.accessToken
+        return { next, redirect in
+            await dpop.redirected(next, after: redirect, accessToken: accessToken, builder: builder)
+        }
     }
 
     /// Every plugin's `prepare`, then the one check of what will be sent.
@@ -218,13 +243,14 @@ extension Provider {
         return result
     }
 
-    nonisolated(nonsending) private func perform(_ request: URLRequest, call: RequestCall, isIdempotent: Bool) async
-        -> Result<Response, CourierError>
-    {
+    nonisolated(nonsending) private func perform(
+        _ request: URLRequest, call: RequestCall, isIdempotent: Bool, redirectSigner: TransportRequest.RedirectSigner?
+    ) async -> Result<Response, CourierError> {
         switch call.stub {
         case .never:
             return await sendForReal(
-                request, task: call.endpoint.task, progress: call.progress, isIdempotent: isIdempotent)
+                request, task: call.endpoint.task, progress: call.progress, isIdempotent: isIdempotent,
+                redirectSigner: redirectSigner)
         case .immediate:
             return StubResponder.respond(to: request, endpoint: call.endpoint)
         case .delayed(let seconds):
@@ -241,7 +267,8 @@ extension Provider {
     /// does writing a multipart body). A multipart body written to a temporary file for this
     /// attempt is removed when the attempt ends, however it ends.
     nonisolated(nonsending) private func sendForReal(
-        _ request: URLRequest, task: RequestTask, progress: ProgressContext.Report?, isIdempotent: Bool
+        _ request: URLRequest, task: RequestTask, progress: ProgressContext.Report?, isIdempotent: Bool,
+        redirectSigner: TransportRequest.RedirectSigner?
     ) async -> Result<Response, CourierError> {
         let body: PreparedBody
         if let inline = PreparedBody.inline(for: task, request: request) {
@@ -266,7 +293,7 @@ extension Provider {
                 TransportRequest(
                     urlRequest: body.request, body: body.transportBody,
                     downloadDestination: task.downloadDestination, progress: progress,
-                    isIdempotent: isIdempotent))
+                    isIdempotent: isIdempotent, redirectSigner: redirectSigner))
             return .success(response)
         } catch {
             return .failure(.transport(error, request: body.request))

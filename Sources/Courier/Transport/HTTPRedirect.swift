@@ -12,7 +12,7 @@ import Foundation
 /// without its body, resolves a relative `Location` by hand (`x` becomes `/x`) and turns a
 /// `Location` of another scheme without a host (`file:///etc/passwd`, `data:…`) into a request
 /// for that path on the same server, so the check on the request it proposes would pass.
-enum HTTPRedirect {
+package enum HTTPRedirect {
     /// The status codes whose `Location` is followed. 300 has no single target; 305 (use a
     /// proxy) and 306 are never followed.
     static let followedStatusCodes: Set<Int> = [301, 302, 303, 307, 308]
@@ -25,7 +25,7 @@ enum HTTPRedirect {
     static let bodyHeaders = ["Content-Type", "Content-Length", "Content-Encoding", "Transfer-Encoding"]
 
     /// Why a 3xx response is the answer rather than a step to the next request.
-    enum Answer: Equatable, Sendable {
+    package enum Answer: Equatable, Sendable {
         /// Not one of ``followedStatusCodes``.
         case notARedirect
         /// No `Location`, or one that is not a URL.
@@ -40,7 +40,7 @@ enum HTTPRedirect {
     }
 
     /// What to do about a response.
-    enum Decision: Sendable {
+    package enum Decision: Sendable {
         /// Send this request next.
         case follow(TransportRequest)
         /// The response is the answer.
@@ -48,7 +48,7 @@ enum HTTPRedirect {
     }
 
     /// What to do about `response`, the answer to `hop`.
-    static func decide(after hop: TransportRequest, response: HTTPURLResponse) -> Decision {
+    package static func decide(after hop: TransportRequest, response: HTTPURLResponse) -> Decision {
         let status = response.statusCode
         guard followedStatusCodes.contains(status) else { return .answer(.notARedirect) }
         guard let target = location(of: response, relativeTo: hop.urlRequest.url ?? response.url) else {
@@ -84,6 +84,21 @@ enum HTTPRedirect {
         }
         next.urlRequest = request
         return .follow(next)
+    }
+
+    /// `next`, the hop that follows `hop` after `redirect`, with the request the hop's
+    /// ``TransportRequest/redirectSigner`` makes when it goes to `hop`'s origin; as it is
+    /// otherwise (or when there is no signer). `nil` when the signer made none.
+    package static func signed(_ next: TransportRequest, after hop: TransportRequest, redirect: HTTPURLResponse)
+        async -> TransportRequest?
+    {
+        guard let signer = hop.redirectSigner,
+            !CrossOriginRedirect.isCrossOrigin(from: hop.urlRequest.url, to: next.urlRequest.url)
+        else { return next }
+        guard let request = await signer(next.urlRequest, redirect) else { return nil }
+        var signed = next
+        signed.urlRequest = request
+        return signed
     }
 
     /// The absolute URL that `response`'s `Location` names, resolved against `base` as RFC

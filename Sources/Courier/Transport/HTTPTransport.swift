@@ -69,6 +69,23 @@ public struct TransportRequest: Sendable {
     /// send it again.
     public var isIdempotent: Bool
 
+    /// Makes the request of a redirect hop to the same origin: it is handed the request the
+    /// transport is about to send (already at the `Location`, with its method and body after
+    /// the redirect rules) and the 3xx that led there, and returns the request to send, or
+    /// `nil` to stop and return the 3xx as the answer.
+    ///
+    /// For a credential made for one request — a DPoP proof names its URL and method and may be
+    /// used once (RFC 9449) — each hop needs one of its own. ``Provider`` fills it for a
+    /// request signed with a DPoP-bound token (and a DPoP session's token requests), so a
+    /// transport needs no knowledge of DPoP.
+    public typealias RedirectSigner = @Sendable (_ next: URLRequest, _ redirect: HTTPURLResponse) async -> URLRequest?
+
+    /// Called for each redirect hop to the same origin as the hop before it (see
+    /// ``RedirectSigner``); `nil` (the default): redirects are followed as they are. A
+    /// transport that follows redirects itself calls it before it sends such a hop; across
+    /// origins it is not called (the credential was dropped with `Authorization`).
+    public var redirectSigner: RedirectSigner?
+
     /// Creates a transport request.
     ///
     /// - Parameters:
@@ -81,18 +98,21 @@ public struct TransportRequest: Sendable {
     ///     every other method is not (a request without a method is a `GET`). ``Provider``
     ///     passes the target's ``RetryableTarget/isIdempotent`` when it has one, else the
     ///     same rule.
+    ///   - redirectSigner: makes each same-origin redirect hop's request (see ``RedirectSigner``).
     public init(
         urlRequest: URLRequest,
         body: Body = .inline,
         downloadDestination: DownloadDestination? = nil,
         progress: (@Sendable (_ completedBytes: Int64, _ totalBytes: Int64?) -> Void)? = nil,
-        isIdempotent: Bool? = nil
+        isIdempotent: Bool? = nil,
+        redirectSigner: RedirectSigner? = nil
     ) {
         self.urlRequest = urlRequest
         self.body = body
         self.downloadDestination = downloadDestination
         self.progress = progress
         self.isIdempotent = isIdempotent ?? Self.isIdempotent(method: urlRequest.httpMethod)
+        self.redirectSigner = redirectSigner
     }
 
     /// Whether `method` is idempotent by RFC 9110 §9.2.2; `nil` counts as `GET`, as it does

@@ -192,8 +192,18 @@ public final class URLSessionTransport: HTTPTransport {
                 throw URLSessionTransportDelegate.tooManyRedirectsError(
                     request: request.urlRequest, url: request.urlRequest.url)
             }
+            guard let signed = await HTTPRedirect.signed(next, after: hop, redirect: outcome.httpResponse) else {
+                // No request for the hop could be made: the 3xx is the answer.
+                let response = Response(
+                    statusCode: outcome.response.statusCode, data: Data(), request: request.urlRequest,
+                    response: outcome.httpResponse)
+                return response.withMetrics(
+                    Self.metrics(
+                        of: outcome.hop, started: started.uptimeNanoseconds, sentBytes: sentBytes,
+                        redirects: redirects))
+            }
             redirects += 1
-            hop = next
+            hop = signed
         }
     }
 

@@ -20,7 +20,7 @@ struct SignedTarget: TargetType, AccessTokenAuthorizable {
 @Suite("AuthPlugin")
 struct AuthPluginTests {
     let session = AuthSession(
-        store: InMemoryTokenStore(OAuthToken(accessToken: "tok", refreshToken: "r", tokenType: "DPoP")),
+        store: InMemoryTokenStore(OAuthToken(accessToken: "tok", refreshToken: "r", tokenType: "MAC")),
         refresh: { $0 }, refreshTimeout: testRefreshTimeout)
 
     func prepared(_ target: SignedTarget, url: String = "https://api.example.com/me", plugin: AuthPlugin? = nil)
@@ -34,7 +34,7 @@ struct AuthPluginTests {
     @Test("the header is replaced, never appended, with the token's own type for .bearer")
     func replacesHeader() async throws {
         let request = try await prepared(SignedTarget())
-        #expect(request.value(forHTTPHeaderField: "Authorization") == "DPoP tok")
+        #expect(request.value(forHTTPHeaderField: "Authorization") == "MAC tok")
         #expect(request.allHTTPHeaderFields?.filter { $0.key.lowercased() == "authorization" }.count == 1)
     }
 
@@ -62,7 +62,7 @@ struct AuthPluginTests {
         let allowed = try await prepared(
             SignedTarget(), url: "https://CDN.example.net/me",
             plugin: AuthPlugin(auth: session, allowedHosts: ["cdn.example.net"]))
-        #expect(allowed.value(forHTTPHeaderField: "Authorization") == "DPoP tok")
+        #expect(allowed.value(forHTTPHeaderField: "Authorization") == "MAC tok")
     }
 
     @Test("no token: the request fails with missingCredential and the transport is never called")

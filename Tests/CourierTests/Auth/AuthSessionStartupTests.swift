@@ -22,6 +22,7 @@ struct AuthSessionStartupTests {
 
         #expect(await session.tokenLoadError != nil)
         #expect(await session.needsSignIn)
+        #expect(await session.signInState == .needsSignIn)
         #expect(await session.token == nil)
         #expect(await !session.isSessionExpired)
         #expect(try Data(contentsOf: file) == Data("{\"access_token\": tru".utf8), "nothing on disk changed by itself")
@@ -31,14 +32,19 @@ struct AuthSessionStartupTests {
         #expect(try FileTokenStore(url: file).load()?.accessToken == token.accessToken)
     }
 
-    @Test("an unreadable token file (a folder in its place) is reported the same way")
+    @Test(
+        "an unreadable token file (a folder in its place) is reported with the load error; whether to sign in is unknown"
+    )
     func unreadableFile() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
         let session = AuthSession(store: FileTokenStore(url: file), refresh: { $0 }, refreshTimeout: testRefreshTimeout)
 
         let error = try #require(await session.tokenLoadError)
-        #expect(await session.needsSignIn)
+        // The file could not be read (as a protected file before the first unlock): that says
+        // nothing about the user. A corrupt file, which was read, does (see above).
+        #expect(await !session.needsSignIn)
+        #expect(await session.signInState == .unknown(error))
         await #expect {
             try await session.validToken()
         } throws: { thrown in

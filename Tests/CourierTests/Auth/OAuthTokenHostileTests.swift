@@ -44,6 +44,29 @@ struct OAuthTokenHostileTests {
         #expect(number.expiresAt == received.addingTimeInterval(Double(seconds)!))
     }
 
+    @Test(
+        "expires_in kept only from a JSON number or a decimal-digit string giving at least a second",
+        arguments: [
+            "1e-300", "0.5", "0.999", "1e-1", "true", "false", #""true""#, #""0x10""#, #""0X10""#, #""1e3""#,
+            #""+60""#, #""-60""#, #""60s""#, #""6 0""#, #"".5""#, #""5.""#, #""1.2.3""#, #""0.9""#, #""١٢""#,
+            #""٣٦٠٠""#, #""0b101""#, #""0o17""#, #""3_600""#, #""0x1p4""#,
+        ])
+    func noExpiryFromNonDecimalOrSubSecond(json: String) throws {
+        let parsed = try token(expiresIn: json)
+        #expect(parsed.expiresAt == nil, "expires_in \(json) must keep no expiry")
+        #expect(parsed.lifetime == nil)
+        #expect(!parsed.expires(within: 0, now: received), "expires_in \(json): not expired on arrival")
+    }
+
+    @Test(
+        "the shortest lifetime kept is a second, from a number or from decimal digits",
+        arguments: [("1", 1.0), (#""1""#, 1), ("1.0", 1), (#""3600.5""#, 3600.5), (#"" 0042 ""#, 42), ("59.5", 59.5)])
+    func shortestKeptLifetime(json: String, seconds: Double) throws {
+        let parsed = try token(expiresIn: json)
+        #expect(parsed.lifetime == seconds, "expires_in \(json)")
+        #expect(OAuthToken.minimumLifetime == 1)
+    }
+
     @Test("the longest lifetime taken at its word is maximumLifetime; a longer one is unknown")
     func maximumLifetime() throws {
         let longest = try token(expiresIn: String(Int(OAuthToken.maximumLifetime)))

@@ -1,7 +1,8 @@
-import Courier
 import CourierTesting
 import Foundation
 import Testing
+
+@testable import Courier
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -158,7 +159,7 @@ struct RequestValidationTests {
         #expect(transport.requests.first?.value(forHTTPHeaderField: name) == "v\tw é")
     }
 
-    @Test("a signed-in token holding CR/LF is refused by AuthPlugin, never sent unsigned, never shown")
+    @Test("a stored token holding CR/LF is refused where the session loads it, never sent unsigned, never shown")
     func tokenWithLineBreak() async throws {
         let transport = ScriptedTransport()
         transport.always(.status(200), for: .any)
@@ -167,13 +168,30 @@ struct RequestValidationTests {
             refresh: { $0 }, refreshTimeout: testRefreshTimeout)
         let provider = RefreshableProvider<RawTarget>(auth: session, transport: transport)
         let error = await #expect(throws: CourierError.self) { try await provider.request(RawTarget()) }
+        guard case .authentication(.storeUnavailable(let refusal as TokenValidationError))? = error else {
+            Issue.record("unexpected \(String(describing: error))")
+            return
+        }
+        #expect(refusal == TokenValidationError(field: .accessToken, problem: .controlCharacter("\r")))
+        #expect(!String(describing: error).contains("SECRET"))
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test("a token holding CR/LF handed to AuthPlugin directly is refused, never sent, never shown")
+    func signingRefusesLineBreak() async throws {
+        let session = AuthSession(store: InMemoryTokenStore(), refresh: { $0 }, refreshTimeout: testRefreshTimeout)
+        let plugin = AuthPlugin(auth: session)
+        let request = URLRequest(url: URL(string: "https://api.example.com/raw")!)
+        let token = OAuthToken(accessToken: "SECRET\r\nX-Injected: 1", refreshToken: "r")
+        let error = await #expect(throws: CourierError.self) {
+            try await plugin.sign(request, with: token, as: .bearer)
+        }
         guard case .underlying(let refusal as RequestValidationError, nil)? = error else {
             Issue.record("unexpected \(String(describing: error))")
             return
         }
         #expect(refusal.reason == .invalidHeaderValue(headerName: "Authorization", invalidCharacter: "\r"))
         #expect(!refusal.description.contains("SECRET"))
-        #expect(transport.requests.isEmpty)
     }
 
     /// Characters a fuzzed name or method is made of: token characters, separators,

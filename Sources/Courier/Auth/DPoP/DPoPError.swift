@@ -43,6 +43,13 @@ public enum DPoPError: Error, Sendable {
     /// (``OAuthToken/dpopKey``), or with one the session's factory cannot restore: sign in with
     /// ``AuthSession/signIn(with:)``, which binds the token to a new key.
     case tokenNotBound
+
+    /// The session was made without a key factory (no `dpop:`), but its token is DPoP-bound
+    /// (`token_type: DPoP`; another process sharing the store signed in with DPoP, say): a
+    /// request signed with it would carry no proof, and the server would refuse it. Nothing is
+    /// sent and nothing is refreshed; give the session the key factory the other processes use
+    /// (`AuthSession(…, dpop: …)`).
+    case keyFactoryMissing
 }
 
 extension DPoPError: CustomStringConvertible {
@@ -71,6 +78,9 @@ extension DPoPError: CustomStringConvertible {
             return "DPoP: the key factory was handed a key of a type it does not make"
         case .keyUnavailable(let error):
             return "DPoP: the key factory could not make or export a new key: \(Self.quote(error))"
+        case .keyFactoryMissing:
+            return
+                "DPoP: the token is DPoP-bound but the session has no key factory to sign proofs with; make the AuthSession with dpop: (the factory the process that stored the token uses)"
         case .tokenNotBound:
             return
                 "DPoP: the token is DPoP-bound but carries no key the session can restore; sign in with AuthSession.signIn { … }, which binds it to a new key"

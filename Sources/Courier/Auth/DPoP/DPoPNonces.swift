@@ -34,13 +34,24 @@ package final class DPoPNonces: Sendable {
         return state.withValue { $0.nonces[origin] }
     }
 
+    /// The valid `DPoP-Nonce` of `response`, if it has one (not kept).
+    package static func nonce(in response: HTTPURLResponse?) -> String? {
+        guard let value = response?.value(forHTTPHeaderField: "DPoP-Nonce"), isValidNonce(value) else { return nil }
+        return value
+    }
+
     /// Keeps the `DPoP-Nonce` of `response` (if it has a valid one) for the origin of `url`.
     /// Returns the nonce kept, or `nil` when the response carried none.
     @discardableResult
     package func update(from response: HTTPURLResponse?, for url: URL) -> String? {
-        guard let value = response?.value(forHTTPHeaderField: "DPoP-Nonce"), Self.isValidNonce(value),
-            let origin = Self.origin(of: url)
-        else { return nil }
+        guard let value = Self.nonce(in: response) else { return nil }
+        keep(value, for: url)
+        return value
+    }
+
+    /// Keeps `value`, a valid nonce, as the one `url`'s origin gave last.
+    package func keep(_ value: String, for url: URL) {
+        guard let origin = Self.origin(of: url) else { return }
         state.withValue { state in
             if state.nonces.updateValue(value, forKey: origin) == nil {
                 state.order.append(origin)
@@ -49,7 +60,6 @@ package final class DPoPNonces: Sendable {
                 }
             }
         }
-        return value
     }
 
     /// `scheme://host:port` in lower case with the scheme's default port written out, so that

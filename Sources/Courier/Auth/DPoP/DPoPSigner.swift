@@ -31,7 +31,8 @@ package final class DPoPSigner: Sendable {
     /// server that does not support DPoP answers a proof with a bearer token (RFC 9449 §5),
     /// which is then sent as one.
     package static func isBound(_ token: OAuthToken) -> Bool {
-        token.tokenType.caseInsensitiveCompare("DPoP") == .orderedSame
+        // ASCII, without Foundation's locale-aware comparison: asked of every bearer request.
+        sameHeaderName(token.tokenType, "DPoP")
     }
 
     /// The proofs of the key `token` is bound to, restored from what the store keeps with it.
@@ -66,11 +67,13 @@ package final class DPoPSigner: Sendable {
     }
 
     /// `request` signed for a resource server: `Authorization: DPoP <token>` and a proof with
-    /// `ath` and the nonce its origin gave.
-    package func signed(_ request: URLRequest, accessToken: String, builder: DPoPProofBuilder)
-        async throws(CourierError) -> URLRequest
-    {
-        let proof = try await self.proof(for: request, accessToken: accessToken, builder: builder)
+    /// `ath` and `nonce` — by default the nonce its origin gave last; a retry after a
+    /// `use_dpop_nonce` challenge passes the nonce of that challenge, so that with a server
+    /// whose nonces are good for one proof each, it never carries another request's.
+    package func signed(
+        _ request: URLRequest, accessToken: String, builder: DPoPProofBuilder, nonce: String? = nil
+    ) async throws(CourierError) -> URLRequest {
+        let proof = try await self.proof(for: request, accessToken: accessToken, builder: builder, nonce: nonce)
         return Self.setting(["Authorization": "DPoP \(accessToken)", "DPoP": proof], on: request)
     }
 
@@ -94,16 +97,42 @@ package final class DPoPSigner: Sendable {
         return request
     }
 
-    /// `request` with a fresh proof in its `DPoP` header (replacing any), signed by `key`.
-    package func withProof(_ request: URLRequest, accessToken: String?, builder: DPoPProofBuilder)
-        async throws(CourierError) -> URLRequest
-    {
-        let proof = try await self.proof(for: request, accessToken: accessToken, builder: builder)
+    /// `request` with a fresh proof in its `DPoP` header (replacing any), signed by `key`, with
+    /// `nonce` (by default the one its origin gave last).
+    package func withProof(
+        _ request: URLRequest, accessToken: String?, builder: DPoPProofBuilder, nonce: String? = nil
+    ) async throws(CourierError) -> URLRequest {
+        let proof = try await self.proof(for: request, accessToken: accessToken, builder: builder, nonce: nonce)
         return Self.setting(["DPoP": proof], on: request)
     }
 
-    /// A fresh proof for `request`, signed by `key`, with the nonce its origin gave.
-    private func proof(for request: URLRequest, accessToken: String?, builder: DPoPProofBuilder)
+    /// The request of a same-origin redirect hop with a proof of its own (its URL, its method
+    /// after a 303, a new `jti`, and the nonce the 3xx gave, else the origin's last): what a
+    /// transport's ``TransportRequest/redirectSigner`` calls. `accessToken`: the token the
+    /// request carries as `Authorization: DPoP` (`nil` for a token request). A hop that no
+    /// longer carries the proof (the redirect chain went through another origin, which dropped
+    /// it with the credential) is sent as it is; `nil` when no proof can be made (the 3xx is
+    /// then the answer, rather than a request the server would refuse).
+    package func redirected(
+        _ next: URLRequest, after redirect: HTTPURLResponse, accessToken: String?, builder: DPoPProofBuilder
+    ) async -> URLRequest? {
+        // The 3xx's nonce goes to this hop only (not kept for the origin, where a concurrent
+        // request could take it first); the final answer's nonce is kept as every answer's is.
+        let given = DPoPNonces.nonce(in: redirect)
+        guard next.value(forHTTPHeaderField: "DPoP") != nil else { return next }
+        do {
+            if let accessToken {
+                return try await signed(next, accessToken: accessToken, builder: builder, nonce: given)
+            }
+            return try await withProof(next, accessToken: nil, builder: builder, nonce: given)
+        } catch {
+            return nil
+        }
+    }
+
+    /// A fresh proof for `request`, signed by `key`, with `nonce`, or else the nonce its origin
+    /// gave last.
+    private func proof(for request: URLRequest, accessToken: String?, builder: DPoPProofBuilder, nonce: String?)
         async throws(CourierError) -> String
     {
         guard let url = request.url else {
@@ -113,7 +142,7 @@ package final class DPoPSigner: Sendable {
         let proof: DPoPProof
         do {
             proof = try await builder.proof(
-                method: method, url: url, accessToken: accessToken, nonce: nonces.nonce(for: url))
+                method: method, url: url, accessToken: accessToken, nonce: nonce ?? nonces.nonce(for: url))
         } catch {
             throw .underlying(error, nil)
         }
@@ -131,18 +160,49 @@ package final class DPoPSigner: Sendable {
     }
 
     /// Keeps the nonce `result`'s response gave (any response: a server may rotate it on a
-    /// success), and says whether the response is a `use_dpop_nonce` challenge with a nonce to
-    /// send the request again with.
-    package func observe(_ result: Result<Response, CourierError>) -> Bool {
+    /// success), and returns the nonce to send the request again with when the response is a
+    /// `use_dpop_nonce` challenge; `nil` otherwise.
+    ///
+    /// The retry signs with that nonce — its own challenge's — and not with the origin's
+    /// latest, which a concurrent request may have replaced with its own challenge's nonce
+    /// (a server whose nonces are good for one proof each would then refuse one of the two).
+    ///
+    /// A challenge's nonce is not kept for the origin until its retry has gone out
+    /// (``observe(_:answering:)``): kept at once, a concurrent request could take it for its
+    /// own proof first, and a server whose nonces are good for one proof each would refuse the
+    /// retry.
+    package func observe(_ result: Result<Response, CourierError>) -> String? {
+        guard let (http, url, body) = Self.answer(result) else { return nil }
+        if let challenge = DPoPNonceChallenge.nonce(in: http, body: body) { return challenge }
+        nonces.update(from: http, for: url)
+        return nil
+    }
+
+    /// Keeps the nonce of `result`, the answer to the retry that carried `nonce` (the
+    /// challenge's), or else `nonce` itself: the origin's nonce from now on.
+    package func observe(_ result: Result<Response, CourierError>, answering nonce: String) {
+        guard let (http, url, _) = Self.answer(result) else { return }
+        if nonces.update(from: http, for: url) == nil { nonces.keep(nonce, for: url) }
+    }
+
+    /// Keeps the nonce of `result`'s response, a challenge's too: for a request that is not
+    /// sent again here (a plain ``Provider``'s, signed by ``AuthPlugin``), the next one to the
+    /// origin carries it.
+    package func remember(_ result: Result<Response, CourierError>) {
+        guard let (http, url, _) = Self.answer(result) else { return }
+        nonces.update(from: http, for: url)
+    }
+
+    /// The HTTP response in `result`, the URL whose origin gave it, and its body.
+    private static func answer(_ result: Result<Response, CourierError>) -> (HTTPURLResponse, URL, Data)? {
         let response: Response
         switch result {
         case .success(let value): response = value
         case .failure(.statusCode(let value)): response = value
-        case .failure: return false
+        case .failure: return nil
         }
-        guard let http = response.response, let url = response.request?.url ?? http.url else { return false }
-        nonces.update(from: http, for: url)
-        return DPoPNonceChallenge.nonce(in: http, body: response.data) != nil
+        guard let http = response.response, let url = response.request?.url ?? http.url else { return nil }
+        return (http, url, response.data)
     }
 }
 
@@ -154,9 +214,20 @@ package struct DPoPKeyLost: Error {
     package enum Reason {
         case missing
         case unreadable((any Error)?)
+        /// The session has no key factory at all (a bearer session): the key is not lost.
+        case noFactory
     }
 
     package let reason: Reason
+
+    /// A bearer session cannot sign with the token's key.
+    package static let noFactory = DPoPKeyLost(reason: .noFactory)
+
+    /// Whether this is ``noFactory``.
+    package var isNoFactory: Bool {
+        if case .noFactory = reason { return true }
+        return false
+    }
 }
 
 /// The DPoP key that signs the token requests sent from the current task: set by a DPoP

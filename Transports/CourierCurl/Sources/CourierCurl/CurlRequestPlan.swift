@@ -46,6 +46,10 @@ struct CurlRequestPlan: @unchecked Sendable {
     let resourceTimeout: Int
     let maximumBodySize: Int
     let maximumRedirects: Int
+    /// The request has a ``TransportRequest/redirectSigner``: a redirect to the same origin is
+    /// not followed by the loop but handed back to ``CurlTransport/send(_:)``, which asks the
+    /// signer for the hop's request (it may need to await a key) and sends it.
+    let signsSameOriginRedirects: Bool
     let pinnedPublicKey: String?
     let certificateAuthorities: String?
 
@@ -92,6 +96,7 @@ struct CurlRequestPlan: @unchecked Sendable {
             body = .file(file, size: size)
         }
         self.originalRequest = urlRequest
+        self.signsSameOriginRedirects = request.redirectSigner != nil
         self.url = url
         self.method = method
         self.headers = headers

@@ -2,6 +2,7 @@
 #if CurlTransport
 
 import CCurl
+import Courier
 import Foundation
 
 #if canImport(Glibc)
@@ -89,7 +90,9 @@ extension CurlTransfer {
         if Self.redirectCodes.contains(status), let location = head.location,
             let target = URL(string: location, relativeTo: hop.url)?.absoluteURL,
             let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            !CurlRedirect.carriesCredentialAway(after: hop, status: status, to: target)
+            !CurlRedirect.carriesCredentialAway(after: hop, status: status, to: target),
+            // A same-origin hop whose request the caller re-signs goes back to the task.
+            !(plan.signsSameOriginRedirects && !CrossOriginRedirect.isCrossOrigin(from: hop.url, to: target))
         {
             redirectTarget = target
             discardsBody = true

@@ -76,6 +76,48 @@ public final class CurlTransport: HTTPTransport {
     ///   ``CurlTransportError`` for a request that cannot be sent as it is, or
     ///   `CancellationError` when the calling task was cancelled.
     public func send(_ request: TransportRequest) async throws -> Response {
+        guard request.redirectSigner != nil else { return try await sendFollowing(request) }
+        // Same-origin redirects come back from the loop: each hop's request is made by the
+        // signer (a DPoP proof of its own), then sent as a transfer of its own on the same
+        // connections. Redirects to other origins the loop follows as always.
+        var hop = request
+        var redirects = 0
+        while true {
+            let response = try await sendFollowing(hop)
+            redirects += response.metrics?.redirectCount ?? 0
+            guard let httpResponse = response.response,
+                case .follow(let next) = HTTPRedirect.decide(after: hop, response: httpResponse)
+            else {
+                return Self.answer(response, to: request, redirects: redirects)
+            }
+            guard redirects < configuration.maximumRedirects else {
+                throw URLError(
+                    .httpTooManyRedirects,
+                    userInfo: [
+                        NSURLErrorFailingURLErrorKey: request.urlRequest.url as Any,
+                        NSLocalizedDescriptionKey: "More than \(configuration.maximumRedirects) redirects.",
+                    ])
+            }
+            guard let signed = await HTTPRedirect.signed(next, after: hop, redirect: httpResponse) else {
+                return Self.answer(response, to: request, redirects: redirects)
+            }
+            redirects += 1
+            hop = signed
+        }
+    }
+
+    /// `response`, the last hop's, as the answer to `request`: the request as the caller sent
+    /// it, and the redirects followed on the way.
+    private static func answer(_ response: Response, to request: TransportRequest, redirects: Int) -> Response {
+        var metrics = response.metrics
+        metrics?.redirectCount = redirects
+        return Response(
+            statusCode: response.statusCode, data: response.data, request: request.urlRequest,
+            response: response.response, fileURL: response.fileURL, metrics: metrics)
+    }
+
+    /// Sends `request`, following the redirects the loop follows itself.
+    private func sendFollowing(_ request: TransportRequest) async throws -> Response {
         // Only a download writes a file; the directory is the task's, so it is read here.
         let plan = try CurlRequestPlan(
             request, configuration: configuration, isIdempotent: request.isIdempotent,
