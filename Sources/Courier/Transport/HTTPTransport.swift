@@ -105,7 +105,7 @@ public struct TransportRequest: Sendable {
         downloadDestination: DownloadDestination? = nil,
         progress: (@Sendable (_ completedBytes: Int64, _ totalBytes: Int64?) -> Void)? = nil,
         isIdempotent: Bool? = nil,
-        redirectSigner: RedirectSigner? = nil
+        redirectSigner: RedirectSigner?
     ) {
         self.urlRequest = urlRequest
         self.body = body
@@ -113,6 +113,31 @@ public struct TransportRequest: Sendable {
         self.progress = progress
         self.isIdempotent = isIdempotent ?? Self.isIdempotent(method: urlRequest.httpMethod)
         self.redirectSigner = redirectSigner
+    }
+
+    /// A request for a transport to send, with no redirect signer: every redirect hop goes out
+    /// with the request's own headers (those that may cross to the hop's origin).
+    ///
+    /// The initializer of 1.6.0, kept as it was (a new defaulted parameter would change the
+    /// declaration that code built against 1.6.0 calls).
+    ///
+    /// - Parameters:
+    ///   - urlRequest: the request to send, headers and method included.
+    ///   - body: where its body comes from.
+    ///   - downloadDestination: where a download's file goes; `nil` keeps the body in memory.
+    ///   - progress: told the bytes moved so far and the total, when known.
+    ///   - isIdempotent: whether the request may be sent twice; `nil` derives it from the
+    ///     method, as the other initializer does.
+    public init(
+        urlRequest: URLRequest,
+        body: Body = .inline,
+        downloadDestination: DownloadDestination? = nil,
+        progress: (@Sendable (_ completedBytes: Int64, _ totalBytes: Int64?) -> Void)? = nil,
+        isIdempotent: Bool? = nil
+    ) {
+        self.init(
+            urlRequest: urlRequest, body: body, downloadDestination: downloadDestination, progress: progress,
+            isIdempotent: isIdempotent, redirectSigner: nil)
     }
 
     /// Whether `method` is idempotent by RFC 9110 §9.2.2; `nil` counts as `GET`, as it does

@@ -44,12 +44,6 @@ public enum DPoPError: Error, Sendable {
     /// ``AuthSession/signIn(with:)``, which binds the token to a new key.
     case tokenNotBound
 
-    /// The session was made without a key factory (no `dpop:`), but its token is DPoP-bound
-    /// (`token_type: DPoP`; another process sharing the store signed in with DPoP, say): a
-    /// request signed with it would carry no proof, and the server would refuse it. Nothing is
-    /// sent and nothing is refreshed; give the session the key factory the other processes use
-    /// (`AuthSession(…, dpop: …)`).
-    case keyFactoryMissing
 }
 
 extension DPoPError: CustomStringConvertible {
@@ -76,11 +70,10 @@ extension DPoPError: CustomStringConvertible {
             return "DPoP: the proof's JSON could not be encoded: \(Self.quote(error))"
         case .unsupportedKey:
             return "DPoP: the key factory was handed a key of a type it does not make"
+        case .keyUnavailable(let error as DPoPKeyFactoryMissing):
+            return error.description
         case .keyUnavailable(let error):
             return "DPoP: the key factory could not make or export a new key: \(Self.quote(error))"
-        case .keyFactoryMissing:
-            return
-                "DPoP: the token is DPoP-bound but the session has no key factory to sign proofs with; make the AuthSession with dpop: (the factory the process that stored the token uses)"
         case .tokenNotBound:
             return
                 "DPoP: the token is DPoP-bound but carries no key the session can restore; sign in with AuthSession.signIn { … }, which binds it to a new key"
@@ -89,5 +82,35 @@ extension DPoPError: CustomStringConvertible {
 
     private static func quote(_ error: any Error) -> String {
         Redaction.default.redact(text: String(describing: error))
+    }
+}
+
+extension DPoPError {
+    /// The session was made without a key factory (no `dpop:`), but its token is DPoP-bound
+    /// (`token_type: DPoP`; another process sharing the store signed in with DPoP, say): a
+    /// request signed with it would carry no proof, and the server would refuse it. Nothing is
+    /// sent and nothing is refreshed; give the session the key factory the other processes use
+    /// (`AuthSession(…, dpop: …)`).
+    ///
+    /// It is ``keyUnavailable(_:)`` carrying a ``DPoPKeyFactoryMissing`` (a new case would
+    /// break an exhaustive `switch` written for 1.6.0); test for it with ``isKeyFactoryMissing``.
+    public static var keyFactoryMissing: DPoPError { .keyUnavailable(DPoPKeyFactoryMissing()) }
+
+    /// Whether this is ``keyFactoryMissing``: the token needs a key factory the session lacks.
+    public var isKeyFactoryMissing: Bool {
+        if case .keyUnavailable(let error) = self { return error is DPoPKeyFactoryMissing }
+        return false
+    }
+}
+
+/// Why a session without a key factory cannot sign with a DPoP-bound token: the error
+/// ``DPoPError/keyFactoryMissing`` carries.
+public struct DPoPKeyFactoryMissing: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Makes the error; ``DPoPError/keyFactoryMissing`` is how Courier reports it.
+    public init() {}
+
+    /// What to do: give the session the key factory the process that stored the token uses.
+    public var description: String {
+        "DPoP: the token is DPoP-bound but the session has no key factory to sign proofs with; make the AuthSession with dpop: (the factory the process that stored the token uses)"
     }
 }
