@@ -21,11 +21,10 @@ struct OAuthHTTPTarget: TargetType, AccessTokenAuthorizable {
 
     /// A form `POST` (`application/x-www-form-urlencoded`), as token, PAR and revocation
     /// endpoints take it, with `headers` added (client authentication).
-    static func form(_ url: URL, _ fields: [String: String], headers: [String: String] = [:]) -> OAuthHTTPTarget {
+    static func form(_ url: URL, _ fields: [(String, String)], headers: [String: String] = [:]) -> OAuthHTTPTarget {
         var all = headers
         all["Accept"] = "application/json"
-        return OAuthHTTPTarget(
-            url: url, method: .post,
-            task: .requestParameters(parameters: fields, encoding: URLEncoding.httpBody), headers: all)
+        all["Content-Type"] = "application/x-www-form-urlencoded"
+        return OAuthHTTPTarget(url: url, method: .post, task: .requestData(FormBody.encode(fields)), headers: all)
     }
 }
