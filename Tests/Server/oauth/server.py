@@ -353,14 +353,29 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def read_body(self):
+        # Read the whole body, sized or chunked, so the next request on the connection starts
+        # where it should.
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            body = b""
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return body
+                body += self.rfile.read(size)
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
     def route(self):
         app = self.server.app
         issuer = self.server.issuer
         parsed = urllib.parse.urlsplit(self.path)
         path = parsed.path
         query = dict(urllib.parse.parse_qsl(parsed.query, keep_blank_values=True))
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
+        raw = self.read_body()
         form = {}
         if "application/x-www-form-urlencoded" in (self.headers.get("Content-Type") or ""):
             form = dict(urllib.parse.parse_qsl(raw.decode(), keep_blank_values=True))
@@ -425,10 +440,15 @@ class Handler(BaseHTTPRequestHandler):
                                "resource": record.resource})
 
 
+class Listener(ThreadingHTTPServer):
+    # Many requests at once (the concurrency tests): the default backlog of 5 drops connections.
+    request_queue_size = 256
+    daemon_threads = True
+
+
 def main():
     register_test_clients()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
+    httpd = Listener(("127.0.0.1", 0), Handler)
     issuer = "http://127.0.0.1:%d" % httpd.server_address[1]
     httpd.issuer = issuer
     httpd.app = build_server(issuer)
