@@ -108,4 +108,19 @@ struct OAuthRefreshServerTests {
         }
         #expect(store.load()?.refreshToken == token.refreshToken)
     }
+
+    @Test("a 403 insufficient_scope from the resource is the typed step-up signal: no refresh, no logout")
+    func insufficientScope() async throws {
+        let server = try await OAuthTestServer.start()
+        defer { server.stop() }
+        let (client, token) = try await signIn(server)
+        let session = AuthSession(client: client, store: InMemoryTokenStore(token), refreshTimeout: 60)
+        let provider = RefreshableProvider<MCP>(auth: session)
+        let response = try await provider.request(MCP(baseURL: server.resource.appendingPathComponent("write")))
+        #expect(response.statusCode == 403)
+        #expect(response.insufficientScope?.scopes == ["read", "write"])
+        #expect(response.insufficientScope?.resourceMetadata != nil)
+        #expect(try await server.counters()["refresh_grants"] == nil)
+        #expect(try await session.validToken().accessToken == token.accessToken)
+    }
 }

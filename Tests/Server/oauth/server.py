@@ -397,7 +397,7 @@ class Handler(BaseHTTPRequestHandler):
                     "bearer_methods_supported": ["header"],
                 })
             if path.startswith("/mcp"):
-                return self.protected(issuer)
+                return self.protected(issuer, path)
             if path == "/authorize" and self.command == "GET":
                 return self.authorize(app, uri, query)
             if path == "/token" and self.command == "POST":
@@ -427,7 +427,7 @@ class Handler(BaseHTTPRequestHandler):
             answer.location = urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(fields)))
         return self.send(answer.status, answer.body or "", answer.headers)
 
-    def protected(self, issuer):
+    def protected(self, issuer, path):
         header = self.headers.get("Authorization") or ""
         token = header[7:] if header.startswith("Bearer ") else None
         record = ACCESS_TOKENS.get(token) if token else None
@@ -436,6 +436,11 @@ class Handler(BaseHTTPRequestHandler):
             if record is not None:
                 challenge += ', error="invalid_token"'
             return self.send(401, {"error": "invalid_token"}, {"WWW-Authenticate": challenge})
+        if path == "/mcp/write" and "write" not in record.get_scope().split():
+            # RFC 6750 §3.1: a valid token without the scope the route needs.
+            challenge = ('Bearer error="insufficient_scope", scope="read write", '
+                         'resource_metadata="%s/.well-known/oauth-protected-resource/mcp"' % issuer)
+            return self.send(403, {"error": "insufficient_scope"}, {"WWW-Authenticate": challenge})
         return self.send(200, {"ok": True, "user": record.user, "scope": record.get_scope(),
                                "resource": record.resource})
 
