@@ -100,4 +100,18 @@ struct LoopbackRedirectListenerTests {
         }
         await #expect(throws: OAuthError.self) { try await listener.callback(for: request) }
     }
+
+    @Test("with no callback the wait ends with listenerTimedOut, and the port is closed")
+    func timesOut() async throws {
+        let listener = try LoopbackRedirectListener()
+        let request = try await request(for: listener)
+        // The shortest time-out the listener takes (1 s): the event waited for is its own.
+        let error = await #expect(throws: OAuthError.self) { try await listener.callback(for: request, timeout: 0) }
+        guard case .listenerTimedOut(let seconds) = error else {
+            Issue.record("expected listenerTimedOut, got \(String(describing: error))")
+            return
+        }
+        #expect(seconds == 1)
+        await #expect(throws: (any Error).self) { try await get(listener.redirectURI) }
+    }
 }
