@@ -31,6 +31,9 @@ public final class LoopbackRedirectListener: Sendable {
         /// Why it closed before anyone waited (a cancellation that came first is `.cancelled`).
         var closedBy: OAuthError?
         var waiting = false
+        /// The accept thread runs; it closes the socket when it ends, so that the descriptor's
+        /// number is never reused under a thread still calling `accept` on it.
+        var serving = false
         var continuation: CheckedContinuation<URL, any Error>?
     }
 
@@ -89,6 +92,7 @@ public final class LoopbackRedirectListener: Sendable {
                         if state.closed { return state.closedBy ?? .listenerFailed(reason: "the listener is closed") }
                         if state.waiting { return .listenerFailed(reason: "the listener is already waiting") }
                         state.waiting = true
+                        state.serving = true
                         state.continuation = continuation
                         return nil
                     }
@@ -116,20 +120,25 @@ public final class LoopbackRedirectListener: Sendable {
     }
 
     private func finish(_ result: Result<URL, any Error>) {
-        let continuation: CheckedContinuation<URL, any Error>?? = state.withValue { state in
+        let ending: (waiting: CheckedContinuation<URL, any Error>?, serving: Bool)? = state.withValue { state in
             guard !state.closed else { return nil }
             state.closed = true
             if case .failure(let error as OAuthError) = result { state.closedBy = error }
             defer { state.continuation = nil }
-            return .some(state.continuation)
+            return (state.continuation, state.serving)
         }
-        guard case .some(let waiting) = continuation else { return }
-        LoopbackSocket.shutDown(descriptor)
-        waiting?.resume(with: result)
+        guard let ending else { return }
+        if ending.serving {
+            LoopbackSocket.stopAccepting(descriptor)
+        } else {
+            LoopbackSocket.shutDown(descriptor)
+        }
+        ending.waiting?.resume(with: result)
     }
 
     /// The accept loop, on a thread of its own: until the callback arrives or the socket closes.
     private func serve(expectedState: String) {
+        defer { Foundation.close(descriptor) }
         while let connection = LoopbackSocket.accept(descriptor) {
             guard let head = LoopbackSocket.readHead(connection) else {
                 Foundation.close(connection)

@@ -119,7 +119,12 @@ enum LoopbackSocket {
         close(descriptor)
     }
 
-    /// Stops `accept` on another thread and closes the socket.
+    /// Makes a blocked `accept` on another thread return; that thread closes the socket.
+    static func stopAccepting(_ descriptor: Int32) {
+        _ = shutdown(descriptor, Int32(SHUT_RDWR))
+    }
+
+    /// Closes a socket no thread is accepting on.
     static func shutDown(_ descriptor: Int32) {
         _ = shutdown(descriptor, Int32(SHUT_RDWR))
         close(descriptor)
