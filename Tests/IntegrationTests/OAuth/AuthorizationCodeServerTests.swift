@@ -51,7 +51,7 @@ struct AuthorizationCodeServerTests {
         let client = try await client(server)
         let page = LockIsolated("")
         let token = try await client.authorizeWithLoopback(scopes: ["read"], resources: [server.resource]) { url in
-            let answer = try await Provider<Browser>().request(Browser(baseURL: url))
+            let answer = try await Provider<Browser>().request(Browser(baseURL: url)).filterSuccessfulStatusCodes()
             page.setValue(String(decoding: answer.data, as: UTF8.self))
         }
         #expect(page.value.contains("You may close this tab"))

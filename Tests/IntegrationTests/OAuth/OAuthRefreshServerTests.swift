@@ -23,6 +23,7 @@ struct OAuthRefreshServerTests {
             authentication: .clientSecretBasic("web-secret"))
         let token = try await client.authorizeWithLoopback(scopes: ["read"], resources: [server.resource]) { url in
             _ = try await Provider<AuthorizationCodeServerTests.Browser>().request(.init(baseURL: url))
+                .filterSuccessfulStatusCodes()
         }
         return (client, token)
     }

@@ -40,6 +40,9 @@ CONFIG = {
     "token_lifetime": 3600,
     # The resource's protected resource metadata names this resource instead of its own.
     "resource_override": None,
+    # Publish the PAR endpoint (RFC 9126), and require every authorization request to use it.
+    "offer_par": False,
+    "require_par": False,
 }
 COUNTERS = defaultdict(int)
 
@@ -138,6 +141,8 @@ CLIENTS = {}
 CODES = {}
 ACCESS_TOKENS = {}
 REFRESH_TOKENS = {}
+# Pushed authorization requests (RFC 9126): request_uri -> (client_id, parameters), used once.
+PUSHED = {}
 
 
 def register_test_clients():
@@ -314,6 +319,9 @@ def metadata(issuer):
         "code_challenge_methods_supported": ["S256"],
         "authorization_response_iss_parameter_supported": True,
     }
+    if CONFIG["offer_par"] or CONFIG["require_par"]:
+        document["pushed_authorization_request_endpoint"] = issuer + "/par"
+        document["require_pushed_authorization_requests"] = bool(CONFIG["require_par"])
     # The library checks the document it serves (RFC 8414 §2 and RFC 9207's field).
     rfc8414.AuthorizationServerMetadata(document).validate(
         metadata_classes=[rfc9207.AuthorizationServerMetadata])
@@ -400,6 +408,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self.protected(issuer, path)
             if path == "/authorize" and self.command == "GET":
                 return self.authorize(app, uri, query)
+            if path == "/par" and self.command == "POST":
+                return self.pushed(app, uri, form)
             if path == "/token" and self.command == "POST":
                 request = Request("POST", uri, dict(self.headers), {}, form)
                 answer = app.create_token_response(request)
@@ -412,8 +422,33 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send(200, dict(COUNTERS))
             return self.send(404, {"error": "not found"})
 
+    def pushed(self, app, uri, form):
+        # RFC 9126 §2: the client authenticates as at the token endpoint (authlib checks it);
+        # the parameters are kept for one use under a fresh request_uri.
+        request = Request("POST", uri, dict(self.headers), {}, form)
+        try:
+            client = app.authenticate_client(
+                request, ["client_secret_basic", "client_secret_post", "none"], endpoint="par")
+        except rfc6749.OAuth2Error as error:
+            return self.send(error.status_code, dict(error.get_body()))
+        if "request_uri" in form:
+            return self.send(400, {"error": "invalid_request", "error_description": "request_uri in a push"})
+        request_uri = "urn:ietf:params:oauth:request_uri:" + secrets.token_urlsafe(16)
+        parameters = {k: v for k, v in form.items() if k != "client_secret"}
+        PUSHED[request_uri] = (client.get_client_id(), parameters)
+        COUNTERS["par_pushed"] += 1
+        return self.send(201, {"request_uri": request_uri, "expires_in": 60})
+
     def authorize(self, app, uri, query):
         # The consent approves at once, as the user "ada": the test plays the browser.
+        if "request_uri" in query:
+            pushed = PUSHED.pop(query["request_uri"], None)
+            if pushed is None or pushed[0] != query.get("client_id"):
+                return self.send(400, {"error": "invalid_request_uri"})
+            query = dict(pushed[1], client_id=pushed[0])
+            COUNTERS["par_used"] += 1
+        elif CONFIG["require_par"]:
+            return self.send(400, {"error": "invalid_request", "error_description": "PAR is required"})
         request = Request("GET", uri, dict(self.headers), query, {})
         try:
             grant = app.get_consent_grant(request=request, end_user="ada")

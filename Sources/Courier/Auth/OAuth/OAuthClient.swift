@@ -69,6 +69,14 @@ public struct OAuthClient: Sendable {
         if !scopes.isEmpty { items.append(URLQueryItem(name: "scope", value: scopes.joined(separator: " "))) }
         items += resources.map { URLQueryItem(name: "resource", value: $0.absoluteString) }
         items += additionalParameters.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        if let pushEndpoint = metadata.pushedAuthorizationRequestEndpoint {
+            // RFC 9126: the parameters go to the server first, with the client's authentication,
+            // and the browser carries only client_id and the request_uri it answered.
+            let requestURI = try await push(items, to: pushEndpoint)
+            items = [
+                URLQueryItem(name: "client_id", value: clientID), URLQueryItem(name: "request_uri", value: requestURI),
+            ]
+        }
         guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else {
             throw .missingEndpoint("authorization_endpoint")
         }
@@ -80,6 +88,31 @@ public struct OAuthClient: Sendable {
         guard let url = components.url else { throw .missingEndpoint("authorization_endpoint") }
         return AuthorizationRequest(
             url: url, state: state, redirectURI: redirectURI, resources: resources, scopes: scopes, pkce: pkce)
+    }
+
+    /// Pushes an authorization request (RFC 9126 §2) and returns its `request_uri`.
+    private func push(_ items: [URLQueryItem], to pushEndpoint: URL) async throws(OAuthError) -> String {
+        guard OAuthURLPolicy.isAllowed(pushEndpoint) else { throw .insecureEndpoint(pushEndpoint) }
+        var fields = items.filter { $0.name != "client_id" }.map { ($0.name, $0.value ?? "") }
+        var headers: [String: String] = [:]
+        authentication.apply(clientID: clientID, to: &fields, headers: &headers)
+        let response: Response
+        do {
+            response = try await provider.request(.form(pushEndpoint, fields, headers: headers))
+                .filterSuccessfulStatusCodes()
+        } catch {
+            throw .tokenRequestFailed(grant: "pushed authorization request", error)
+        }
+        struct Pushed: Decodable {
+            let requestURI: String
+            enum CodingKeys: String, CodingKey { case requestURI = "request_uri" }
+        }
+        guard let pushed = try? JSONDecoder().decode(Pushed.self, from: response.data), !pushed.requestURI.isEmpty,
+            pushed.requestURI.utf8.count <= 2048
+        else {
+            throw .tokenRequestFailed(grant: "pushed authorization request", .jsonMapping(response))
+        }
+        return pushed.requestURI
     }
 
     /// Checks the callback of `request` and exchanges its code for a token.
