@@ -28,7 +28,7 @@ let package = Package(
             name: "CourierTestServer", path: "Tests/Server",
             exclude: [
                 "server.py", "dpop.py", "h2_front.py", "certificate_faults.py", "refusing_proxy.py", "h2_goaway.py",
-                "README.md",
+                "oauth", "README.md",
             ]),
         // The test server's token endpoint as a target, written once for the integration tests,
         // the soak, the benchmarks and RefreshDemo. Not a product; unlike CourierTestServer

@@ -182,6 +182,9 @@ public struct ReauthenticationInterceptor: RequestInterceptor {
         guard Self.answeredByTokenOrigin(response), refreshPolicy.isAuthenticationFailure(response) else {
             return nil
         }
+        // The token is good but lacks scope (RFC 6750 §3.1): a refresh gives the same scope, so
+        // it is the app's step-up signal (`InsufficientScope`), never a refresh or a logout.
+        if InsufficientScope(response: response) != nil { return nil }
         // A DPoP server that refused the proof or wants a nonce (again), not the token: a new
         // token would not help, and a nonce challenge is never a refresh.
         if auth.dpop != nil,

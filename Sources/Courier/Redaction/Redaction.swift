@@ -258,11 +258,18 @@ public struct Redaction: Sendable, Equatable {
             }
             let rawName = pair[..<equals]
             let value = Self.formDecoded(String(pair[pair.index(after: equals)...]))
-            let hidden = isSecret(key: Self.formDecoded(String(rawName))) || holdsSecret(value)
+            let name = Self.formDecoded(String(rawName))
+            let hidden =
+                isSecret(key: name) || (redactsCredentials && Self.formOnlyKeys.contains(name)) || holdsSecret(value)
             output += hidden ? "\(rawName)=\(replacement)" : String(pair)
         }
         return (output, true)
     }
+
+    /// Fields hidden in a query string or a form body only: an OAuth authorization code
+    /// (RFC 6749 §4.1.2) travels as `code` in the callback's query and the token request's
+    /// form, while a JSON `code` is usually a business status that an error should show.
+    static let formOnlyKeys: Set<String> = ["code"]
 
     /// Whether free text redaction would change `text`.
     private func holdsSecret(_ text: String) -> Bool {
