@@ -120,6 +120,8 @@ public struct ReauthenticationInterceptor: RequestInterceptor {
         // A server that wants a DPoP nonce refused the request before acting on it: sent
         // again once with the nonce just kept — not a rejected token, so no refresh, no replay
         // counted, and safe for a POST.
+        context.isDPoPNonceRetry = true
+        defer { context.isDPoPNonceRetry = false }
         let again = try await signAndSend(request, with: &token, as: authorizationType, context: &context, next: next)
         _ = dpop.observe(again)
         return again
