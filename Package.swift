@@ -28,7 +28,7 @@ let package = Package(
             name: "CourierTestServer", path: "Tests/Server",
             exclude: [
                 "server.py", "dpop.py", "h2_front.py", "certificate_faults.py", "refusing_proxy.py", "h2_goaway.py",
-                "oauth", "README.md",
+                "oauth", "idle_close_forwarder.py", "README.md",
             ]),
         // The test server's token endpoint as a target, written once for the integration tests,
         // the soak, the benchmarks and RefreshDemo. Not a product; unlike CourierTestServer
@@ -160,6 +160,10 @@ package.targets += curlTargets
 package.targets.first { $0.name == "IntegrationTests" }?.dependencies.append(
     .target(name: "CourierCurl", condition: whenCurl))
 package.targets.first { $0.name == "CourierWireProbe" }?.dependencies.append(
+    .target(name: "CourierCurl", condition: whenCurl))
+// The benchmark's idle-close scenario compares CurlTransport with URLSessionTransport when the
+// trait is on (scripts/bench).
+package.targets.first { $0.name == "CourierBenchmarks" }?.dependencies.append(
     .target(name: "CourierCurl", condition: whenCurl))
 
 // MARK: - OpenSSLP256Key, behind the `OpenSSLSigning` trait (off by default)

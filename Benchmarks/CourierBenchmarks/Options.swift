@@ -5,7 +5,7 @@ struct Options: Sendable {
     /// The scenarios, in the order they run.
     enum Scenario: String, CaseIterable, Sendable {
         case pipeline, loopback, storm, gatedstorm, crossprocess, fleetstorm, queue, soak, upload, faultsoak, bomb,
-            redaction, dpop
+            redaction, dpop, idleclose
     }
 
     var quick = false

@@ -76,6 +76,8 @@ struct Runner {
             return try await RedactionScenario(rounds: quick ? 5 : 11, repetitions: quick ? 3 : 5).run()
         case .dpop:
             return try await DPoPScenario(requestsPerRound: quick ? 5_000 : 20_000, rounds: quick ? 5 : 11).run()
+        case .idleclose:
+            return try await IdleCloseScenario(rounds: quick ? 3 : 7).run()
         }
     }
 }

@@ -130,6 +130,9 @@ public actor AuthSession {
     ///     to wait, if that was later), so that a busy machine's delay in running the refresh
     ///     does not count, and it never fails waiters whose refresh closure has returned.
     ///     A negative time-out fails waiters at once, `.infinity` never; NaN counts as 30.
+    ///     A request of a ``RefreshableProvider`` does not fail on it: it waits for the same
+    ///     renewal again, within its own time-out (`URLRequest.timeoutInterval`), and fails with
+    ///     `URLError(.timedOut)` once that has passed.
     ///   - abandonRefreshAfter: seconds after which a refresh closure that has not returned is
     ///     cancelled and a later request may refresh again; `nil` (the default) means
     ///     `max(120, 4 × refreshTimeout)`. Keep it long enough that the abandoned request has

@@ -85,16 +85,18 @@ public struct ReauthenticationInterceptor: RequestInterceptor {
             return try await next(request, context)
         }
         var context = context
-        var token = try await firstToken(&context)
+        // The request waits for a token within its own time-out, past the session's
+        // `refreshTimeout` if need be (TokenWaitDeadline).
+        let deadline = TokenWaitDeadline(timeout: request.timeoutInterval)
+        var token = try await firstToken(&context, within: deadline, for: request)
         while true {
             let result = try await send(request, with: &token, as: authorizationType, context: &context, next: next)
             guard let rejection = rejection(in: result, context: context) else {
                 return try result.get()
             }
-            do {
-                token = try await auth.refresh(rejecting: token)
-            } catch {
-                throw CourierError(error)
+            let rejected = token
+            token = try await waiting(within: deadline, for: request) { () async throws(AuthenticationError) in
+                try await auth.refresh(rejecting: rejected)
             }
             context.challenge = rejection
             context.replays += 1
@@ -121,6 +123,8 @@ public struct ReauthenticationInterceptor: RequestInterceptor {
         // again once with the nonce of this challenge (not the origin's latest, which another
         // request's challenge may have set) — not a rejected token, so no refresh, no replay
         // counted, and safe for a POST.
+        context.isDPoPNonceRetry = true
+        defer { context.isDPoPNonceRetry = false }
         let again = try await signAndSend(
             request, with: &token, as: authorizationType, context: &context, next: next, nonce: nonce)
         dpop.observe(again, answering: nonce)
@@ -146,22 +150,49 @@ public struct ReauthenticationInterceptor: RequestInterceptor {
 
     /// The token of the first attempt: the one the call was handed after it waited for this
     /// session's renewal (or that renewal's failure), else a valid token from the session.
-    nonisolated(nonsending) private func firstToken(_ context: inout RequestContext) async throws(CourierError)
-        -> OAuthToken
-    {
+    nonisolated(nonsending) private func firstToken(
+        _ context: inout RequestContext, within deadline: TokenWaitDeadline, for request: URLRequest
+    ) async throws(CourierError) -> OAuthToken {
         if let renewal = context.renewal, renewal.session == ObjectIdentifier(auth) {
             context.renewal = nil
-            do {
-                return try renewal.handoff.outcome.get()
-            } catch {
-                throw CourierError(error)
+            switch renewal.handoff.outcome {
+            case .success(let token):
+                return token
+            case .failure(let error):
+                // The renewal outlived the session's refresh time-out: wait again below, within
+                // the request's own.
+                guard rejoins(after: error) else { throw CourierError(error) }
+                if deadline.hasPassed { throw TokenWaitDeadline.timedOut(request) }
             }
         }
-        do {
-            return try await auth.validToken(minimumValidity: signing.refreshLeeway)
-        } catch {
-            throw CourierError(error)
+        return try await waiting(within: deadline, for: request) { () async throws(AuthenticationError) in
+            try await auth.validToken(minimumValidity: signing.refreshLeeway)
         }
+    }
+
+    /// `wait`'s token; when it fails because the session's ``AuthSession/refreshTimeout``
+    /// passed while the renewal goes on, `wait` again (joining that renewal), until the request's
+    /// own time-out has passed: then the request fails with `URLError(.timedOut)`. Each wait
+    /// lasts up to `refreshTimeout`.
+    nonisolated(nonsending) private func waiting(
+        within deadline: TokenWaitDeadline, for request: URLRequest,
+        _ wait: () async throws(AuthenticationError) -> OAuthToken
+    ) async throws(CourierError) -> OAuthToken {
+        while true {
+            do {
+                return try await wait()
+            } catch {
+                guard rejoins(after: error) else { throw CourierError(error) }
+                if deadline.hasPassed { throw TokenWaitDeadline.timedOut(request) }
+            }
+        }
+    }
+
+    /// Whether a wait that ended with `error` is waited again: the session's refresh time-out
+    /// passed while its renewal goes on. Not for a session whose `refreshTimeout` is under
+    /// 10 ms (or not positive), whose waits would end at once, again and again.
+    private func rejoins(after error: AuthenticationError) -> Bool {
+        TokenWaitDeadline.isRefreshTimeout(error) && auth.refreshTimeout >= 0.01
     }
 
     /// The rejection to refresh for, when `result` says the server rejected the token that

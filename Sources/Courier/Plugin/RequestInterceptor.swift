@@ -106,6 +106,10 @@ public struct RequestContext {
     /// What the server answered when it rejected the last attempt's credential, for the
     /// attempt that replays it; `nil` on a first attempt.
     public internal(set) var challenge: CredentialRejection?
+    /// Whether this attempt is the one a DPoP session sends again because the server asked for
+    /// a nonce (`use_dpop_nonce`): not a retry nor a replay (telemetry counts it as
+    /// ``TelemetryCounter/dpopNonceRetries``).
+    public internal(set) var isDPoPNonceRetry = false
     /// The token (or the failure) of the renewal the call waited for before it was built, for
     /// the re-authentication stage of `session` to sign the first attempt with: the one
     /// hand-off from the session to a request that waited.

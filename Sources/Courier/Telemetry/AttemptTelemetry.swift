@@ -36,6 +36,9 @@ struct AttemptTelemetry {
         self.shared = shared
         let resends = context.retries + context.replays
         if resends > 0 { attributes[TelemetryKey.resendCount] = .int(resends) }
+        if let counter = Self.resendCounter(context) {
+            plugin.telemetry.addToCounter(counter, 1, attributes: shared)
+        }
         let spanName = (knownMethod ? method : "HTTP") + " " + route
         span = plugin.telemetry.attemptStarted(TelemetryAttempt(spanName: spanName, attributes: attributes))
         if let traceparent = span.traceparent, Self.propagates(plugin.propagation, request: request, context: context),
@@ -73,6 +76,16 @@ struct AttemptTelemetry {
         if let version = metrics?.protocolVersion { outcome[TelemetryKey.protocolVersion] = .string(version) }
         span.end(TelemetryOutcome(attributes: outcome, isError: isError, duration: duration, metrics: metrics))
         plugin.telemetry.recordRequestDuration(duration, attributes: outcome)
+    }
+
+    /// The counter an attempt that is sent again adds to: a DPoP nonce retry, a retry of the
+    /// ``RetryPolicy`` (retries of a replay included), or the first attempt of a token replay;
+    /// `nil` for a first attempt.
+    private static func resendCounter(_ context: borrowing RequestContext) -> String? {
+        if context.isDPoPNonceRetry { return TelemetryCounter.dpopNonceRetries }
+        if context.retries > 0 { return TelemetryCounter.retries }
+        if context.replays > 0 { return TelemetryCounter.replays }
+        return nil
     }
 
     /// Whether the `traceparent` goes with `request`: the plugin allows it for this target,

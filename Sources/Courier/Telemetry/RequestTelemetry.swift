@@ -28,11 +28,19 @@ public protocol RequestTelemetry: Sendable {
     /// One sample of the `http.client.request.duration` histogram (seconds), with its
     /// attributes, when an attempt ends. Does nothing by default.
     func recordRequestDuration(_ seconds: Double, attributes: [String: TelemetryValue])
+
+    /// Adds `value` to the monotonic counter `name` (one of ``TelemetryCounter``'s names), with
+    /// its attributes: forward it to your metrics backend's counter of that name. Does nothing
+    /// by default.
+    func addToCounter(_ name: String, _ value: Int, attributes: [String: TelemetryValue])
 }
 
 extension RequestTelemetry {
     /// Records nothing.
     public func recordRequestDuration(_ seconds: Double, attributes: [String: TelemetryValue]) {}
+
+    /// Counts nothing.
+    public func addToCounter(_ name: String, _ value: Int, attributes: [String: TelemetryValue]) {}
 }
 
 /// One attempt's span, as a ``RequestTelemetry`` started it.

@@ -57,6 +57,7 @@ enum TelemetryDocs {  // sample scaffold
     struct TracingTelemetry: RequestTelemetry {
         let tracer: any ClientTracer
         let recordDuration: @Sendable (Double, [String: String]) -> Void
+        let addToCounter: @Sendable (String, Int, [String: String]) -> Void
 
         func attemptStarted(_ attempt: TelemetryAttempt) -> any TelemetrySpan {
             let span = tracer.startClientSpan(attempt.spanName)
@@ -68,6 +69,10 @@ enum TelemetryDocs {  // sample scaffold
 
         func recordRequestDuration(_ seconds: Double, attributes: [String: TelemetryValue]) {
             recordDuration(seconds, attributes.mapValues(\.description))
+        }
+
+        func addToCounter(_ name: String, _ value: Int, attributes: [String: TelemetryValue]) {
+            addToCounter(name, value, attributes.mapValues(\.description))
         }
 
         private struct ForwardedSpan: TelemetrySpan {
@@ -86,7 +91,7 @@ enum TelemetryDocs {  // sample scaffold
     }
 
     static func makeTracedProvider(tracer: any ClientTracer) -> Provider<Shop> {
-        let telemetry = TracingTelemetry(tracer: tracer, recordDuration: { _, _ in })
+        let telemetry = TracingTelemetry(tracer: tracer, recordDuration: { _, _ in }, addToCounter: { _, _, _ in })
         return Provider<Shop>(plugins: [TelemetryPlugin(telemetry)])
     }
 }  // sample scaffold
@@ -123,7 +128,8 @@ struct TelemetrySamples {
         let transport = ScriptedTransport()
         transport.enqueue(.status(404), for: .get("/orders/42"))
         let telemetry = TelemetryDocs.TracingTelemetry(
-            tracer: tracer, recordDuration: { _, attributes in durations.withValue { $0.append(attributes) } })
+            tracer: tracer, recordDuration: { _, attributes in durations.withValue { $0.append(attributes) } },
+            addToCounter: { _, _, _ in })
         let provider = Provider<TelemetryDocs.Shop>(transport: transport, plugins: [TelemetryPlugin(telemetry)])
         let response = try await provider.request(.order(id: 42))
         #expect(response.statusCode == 404)

@@ -23,10 +23,11 @@ private let curlGlobalInit: Void = {
 /// in flight every request does: libcurl may call any transfer's callbacks when it is driven,
 /// and progress callbacks run on the loop thread.
 final class CurlLoop: @unchecked Sendable {
-    // @unchecked: `lock` guards `commands`, `isSleeping`, `isStopping`, `stats` and
-    // `loopThread`; `driver` guards the multi handle and everything under "Under `driver`"
-    // (and each transfer from the moment it is started until its continuation is resumed):
-    // held by the loop thread while it works, and by a sending task that found it free.
+    // @unchecked: `lock` guards `commands`, `isSleeping`, `isStopping`, `isClosed`,
+    // `threadEnded`, `endWaiters`, `stats` and `loopThread`; `driver` guards the multi
+    // handle and everything under "Under `driver`" (and each transfer from the moment it is
+    // started until its continuation is resumed): held by the loop thread while it works, and
+    // by a sending task that found it free.
 
     private enum Command {
         case start(CurlTransfer)
@@ -59,6 +60,12 @@ final class CurlLoop: @unchecked Sendable {
     private var commands: [Command] = []
     private var isSleeping = false
     private var isStopping = false
+    /// Stopped by ``close()``: transfers fail with ``CurlTransportClosedError``, not
+    /// `CancellationError`.
+    private var isClosed = false
+    /// The loop thread has released every handle and connection and is about to exit.
+    private var threadEnded = false
+    private var endWaiters: [CheckedContinuation<Void, Never>] = []
     private var loopThread: pthread_t?
 
     /// Held by whoever drives libcurl.
@@ -142,8 +149,41 @@ final class CurlLoop: @unchecked Sendable {
             if startInPlace(transfer) { return }
         }
         if !enqueue(.start(transfer)) {
-            transfer.deliver(.failure(CancellationError()))
+            transfer.deliver(.failure(stoppedError(for: transfer, inFlight: false)))
         }
+    }
+
+    /// Whether ``close()`` was called.
+    var isClosedForSending: Bool {
+        lock.withLock { isClosed }
+    }
+
+    /// Whether the loop thread has closed every connection and released every handle.
+    var hasEnded: Bool {
+        lock.withLock { threadEnded }
+    }
+
+    /// Ends the loop as ``stop()`` does, but running transfers fail with
+    /// ``CurlTransportClosedError``, and so does every later one; returns once the thread has
+    /// closed every connection, released every handle and is exiting.
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ended = lock.withLock { () -> Bool in
+                isClosed = true
+                isStopping = true
+                wakeLocked()
+                guard !threadEnded else { return true }
+                endWaiters.append(continuation)
+                return false
+            }
+            if ended { continuation.resume() }
+        }
+    }
+
+    /// What a transfer that the stopped loop will not finish fails with.
+    private func stoppedError(for transfer: CurlTransfer, inFlight: Bool) -> any Error {
+        guard lock.withLock({ isClosed }) else { return CancellationError() }
+        return CurlTransportClosedError(method: transfer.plan.method, url: transfer.plan.url, wasInFlight: inFlight)
     }
 
     /// Stops `transfer` if it is still running; its task gets `CancellationError`.
@@ -247,6 +287,12 @@ final class CurlLoop: @unchecked Sendable {
         }
         shutDown()
         driver.unlock()
+        let waiters = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            threadEnded = true
+            defer { endWaiters.removeAll() }
+            return endWaiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Tells libcurl what happened on `socket`.
@@ -399,14 +445,14 @@ final class CurlLoop: @unchecked Sendable {
     private func shutDown() {
         for transfer in Array(active.values) {
             release(transfer, added: true, keepDownload: false)
-            finish(transfer, with: .failure(CancellationError()))
+            finish(transfer, with: .failure(stoppedError(for: transfer, inFlight: true)))
         }
         let leftover = lock.withLock { () -> [Command] in
             defer { commands.removeAll() }
             return commands
         }
         for case .start(let transfer) in leftover {
-            finish(transfer, with: .failure(CancellationError()))
+            finish(transfer, with: .failure(stoppedError(for: transfer, inFlight: false)))
         }
         for easy in pool { curl_easy_cleanup(easy) }
         pool.removeAll()

@@ -44,6 +44,9 @@ import FoundationNetworking
 ///   ``defaultUserAgent`` and ``defaultAcceptLanguage``.
 ///
 /// Progress callbacks run on the transport's thread: keep them short.
+///
+/// A service that stops on `SIGTERM` calls ``close()``: the thread ends and every connection is
+/// closed; requests sent after it fail with ``CurlTransportClosedError``.
 public final class CurlTransport: HTTPTransport {
     let loop: CurlLoop
     private let configuration: Configuration
@@ -70,10 +73,43 @@ public final class CurlTransport: HTTPTransport {
         loop.stop()
     }
 
+    /// Closes the transport: ends its thread and closes its connections, and returns once they
+    /// are closed. Requests still in flight fail with a ``CurlTransportClosedError`` whose
+    /// ``CurlTransportClosedError/wasInFlight`` is `true` (they may have reached the server), and
+    /// every request sent afterwards fails with one at once, sending nothing. Calling it again
+    /// does nothing more.
+    ///
+    /// Call it when the service stops, once its last requests are answered:
+    ///
+    /// ```swift
+    /// let transport = CurlTransport()
+    /// signal(SIGTERM, SIG_IGN)
+    /// let terminate = DispatchSource.makeSignalSource(signal: SIGTERM)
+    /// terminate.setEventHandler {
+    ///     Task {
+    ///         await server.stopAcceptingWork()  // your own: finish what is in flight
+    ///         await transport.close()
+    ///         exit(0)
+    ///     }
+    /// }
+    /// terminate.resume()
+    /// ```
+    ///
+    /// Without it, the thread and connections end when the last reference to the transport
+    /// goes (in-flight requests then fail with `CancellationError`).
+    public func close() async {
+        await loop.close()
+    }
+
+    /// Whether ``close()`` was called: every request now fails with
+    /// ``CurlTransportClosedError``.
+    public var isClosed: Bool { loop.isClosedForSending }
+
     /// Sends `request`; see `HTTPTransport.send(_:)`.
     ///
     /// - Throws: a `URLError` for a network failure (with the failing URL in its `userInfo`),
-    ///   ``CurlTransportError`` for a request that cannot be sent as it is, or
+    ///   ``CurlTransportError`` for a request that cannot be sent as it is,
+    ///   ``CurlTransportClosedError`` once the transport is closed (``close()``), or
     ///   `CancellationError` when the calling task was cancelled.
     public func send(_ request: TransportRequest) async throws -> Response {
         guard request.redirectSigner != nil else { return try await sendFollowing(request) }
@@ -118,6 +154,11 @@ public final class CurlTransport: HTTPTransport {
 
     /// Sends `request`, following the redirects the loop follows itself.
     private func sendFollowing(_ request: TransportRequest) async throws -> Response {
+        if loop.isClosedForSending {
+            throw CurlTransportClosedError(
+                method: request.urlRequest.httpMethod ?? "GET",
+                url: request.urlRequest.url ?? URL(string: "about:blank")!, wasInFlight: false)
+        }
         // Only a download writes a file; the directory is the task's, so it is read here.
         let plan = try CurlRequestPlan(
             request, configuration: configuration, isIdempotent: request.isIdempotent,

@@ -33,6 +33,14 @@ enum CurlDocSamples {
         let pinned = Provider<GitHub>(transport: CurlTransport(configuration: configuration))
         return pinned  // sample scaffold
     }  // sample scaffold
+
+    static func closing() async -> Provider<GitHub> {  // sample scaffold
+        let transport = CurlTransport()
+        let provider = Provider<GitHub>(transport: transport)
+        // … on SIGTERM, once the last requests are answered:
+        await transport.close()
+        return provider  // sample scaffold
+    }  // sample scaffold
 }
 
 #endif
