@@ -4,24 +4,24 @@ import Foundation
 // module followed by "Version", as it does the C `<Module>VersionNumber` of a framework.
 
 /// The version of Courier you are building with: the one `CHANGELOG.md` describes at its top
-/// and the one to pin, `.package(url: …, from: "1.6.0")`.
+/// and the one to pin, `.package(url: …, from: "1.7.0")`.
 ///
 /// The default `User-Agent` of ``URLSessionTransport`` and of `CurlTransport` names it
 /// (``product``), so a server's logs tell which Courier sent a request.
 ///
 /// ```swift
-/// print("Courier \(CourierRelease.version)")  // Courier 1.6.0
+/// print("Courier \(CourierRelease.version)")  // Courier 1.7.0
 /// ```
 public enum CourierRelease {
-    /// The version, as semantic versioning spells it: `1.6.0`.
-    public static let version = "1.6.0"
+    /// The version, as semantic versioning spells it: `1.7.0`.
+    public static let version = "1.7.0"
 
-    /// The product token for a `User-Agent`: `Courier/1.6.0`.
+    /// The product token for a `User-Agent`: `Courier/1.7.0`.
     public static let product = "Courier/\(version)"
 
     /// A default `User-Agent` as Alamofire builds one: the app's name and version, the
     /// operating system, then Courier and the transport, for example
-    /// `MyService/2.1 (Linux 6.1.0) Courier/1.6.0 URLSessionTransport`.
+    /// `MyService/2.1 (Linux 6.1.0) Courier/1.7.0 URLSessionTransport`.
     ///
     /// The app's name is the process's; its version is the main bundle's
     /// `CFBundleShortVersionString` when there is one (an executable on Linux has none, and
