@@ -72,7 +72,10 @@ public final class LoopbackRedirectListener: Sendable {
     /// an `error`); the listener is closed afterwards. Give the URL to
     /// ``OAuthClient/exchange(callback:for:)``.
     ///
-    /// - Parameter timeout: seconds to wait (clamped to 1 s … 1 day).
+    /// - Parameters:
+    ///   - request: the authorization request the person was sent to (its `state` is the one
+    ///     the callback must carry).
+    ///   - timeout: seconds to wait (clamped to 1 s … 1 day).
     /// - Throws: ``OAuthError/listenerTimedOut(seconds:)``, ``OAuthError/cancelled`` when the
     ///   waiting task is cancelled, ``OAuthError/listenerFailed(reason:)`` when the listener was
     ///   closed or is already waiting.
