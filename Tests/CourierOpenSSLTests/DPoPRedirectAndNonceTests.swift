@@ -22,7 +22,7 @@ import FoundationNetworking
 /// §4.3), and a server whose nonces are good for one proof each, met by many requests at once
 /// (each retry must carry its own challenge's nonce). Against the test server's DPoP mode,
 /// which checks every proof with Python's `cryptography`, on every transport.
-@Suite("DPoP across redirects and with single-use nonces", .timeLimit(.minutes(5)))
+@Suite("DPoP across redirects and with single-use nonces", .timeLimit(.minutes(20)))
 struct DPoPRedirectAndNonceTests {
     /// The test server's redirecting API route, `/api/dpop-redirect/<status>/items`.
     struct RedirectAPI: TargetType {

@@ -10,7 +10,7 @@
     /// Issue 32, item 1: a connection libpq gives up on at once (a malformed string, a Unix
     /// socket whose server is down) is a typed error, never a crash, and the store recovers
     /// when the server is back; and issue 32, item 13: a database can be closed.
-    @Suite("The engine under connection faults", .serialized, .timeLimit(.minutes(5)))
+    @Suite("The engine under connection faults", .serialized, .timeLimit(.minutes(20)))
     struct EngineFaultTests {
         /// The forms of a Unix-socket connection string (the server's socket is in its folder).
         enum Form: String, CaseIterable, Sendable {

@@ -10,7 +10,7 @@
 
     /// Issue 32, items 2, 3 and 5: what the database does to a fleet's sessions when its table
     /// is emptied, when a lease holder's connections are cut, and with keys holding NUL.
-    @Suite("The store under database faults", .serialized, .timeLimit(.minutes(5)))
+    @Suite("The store under database faults", .serialized, .timeLimit(.minutes(20)))
     struct StoreFaultTests {
         /// A token server: each refresh token is good once; one presented twice is reuse.
         final class TokenServer: Sendable {

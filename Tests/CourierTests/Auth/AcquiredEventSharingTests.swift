@@ -8,7 +8,7 @@ import Testing
 /// between processes" says so, and it is how a worker learns it has a session) — whether it
 /// waited for the lease, noticed the write before a request, or found the token already
 /// stored when it first read the store.
-@Suite("AuthEvent.acquired reaches the sessions that adopt another's first token", .timeLimit(.minutes(5)))
+@Suite("AuthEvent.acquired reaches the sessions that adopt another's first token", .timeLimit(.minutes(20)))
 struct AcquiredEventSharingTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-acquired-\(UUID().uuidString)")
     var file: URL { folder.appendingPathComponent("token.json") }

@@ -6,7 +6,7 @@ import Testing
 /// "Signed out" and "cannot tell yet" are different answers at start-up: a store that is
 /// merely unreachable (a database down while a worker starts) must not send the app to its
 /// login screen, nor be mistaken for a session.
-@Suite("AuthSession's sign-in state while the store cannot be read", .timeLimit(.minutes(5)))
+@Suite("AuthSession's sign-in state while the store cannot be read", .timeLimit(.minutes(20)))
 struct AuthSessionSignInStateTests {
     typealias Database = AsyncCoordinatorTests.DatabaseCoordinator
 

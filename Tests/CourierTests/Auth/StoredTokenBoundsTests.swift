@@ -11,7 +11,7 @@ import Testing
 /// token file, a database row, an app's own store or coordinator. A session that loads one
 /// too long to send reports it (``AuthenticationError/storeUnavailable(_:)`` with the
 /// ``TokenValidationError`` naming the field, never its value) and sends nothing.
-@Suite("AuthSession refuses a stored token that cannot be sent", .timeLimit(.minutes(5)))
+@Suite("AuthSession refuses a stored token that cannot be sent", .timeLimit(.minutes(20)))
 struct StoredTokenBoundsTests {
     /// 20 MB: what a database row held in the field report.
     static let huge = String(repeating: "x", count: 20 << 20)

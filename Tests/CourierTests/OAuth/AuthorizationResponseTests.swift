@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// The checks on an authorization response, before anything reaches the token endpoint.
-@Suite("Authorization response checks", .timeLimit(.minutes(5)))
+@Suite("Authorization response checks", .timeLimit(.minutes(20)))
 struct AuthorizationResponseTests {
     static let metadata = AuthorizationServerMetadata(
         issuer: URL(string: "https://auth.example.com")!,

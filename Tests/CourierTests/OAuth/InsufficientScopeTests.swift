@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// `insufficient_scope` (RFC 6750 §3.1) is a step-up signal: never a refresh, never a logout.
-@Suite("Insufficient scope", .timeLimit(.minutes(5)))
+@Suite("Insufficient scope", .timeLimit(.minutes(20)))
 struct InsufficientScopeTests {
     struct API: TargetType {
         var baseURL: URL { URL(string: "https://api.example.com")! }

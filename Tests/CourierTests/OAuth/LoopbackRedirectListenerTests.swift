@@ -9,7 +9,7 @@ import Testing
 
 /// The loopback listener (RFC 8252 §7.3): one callback with the right state, at the exact path,
 /// on 127.0.0.1, then closed.
-@Suite("Loopback redirect listener", .timeLimit(.minutes(5)))
+@Suite("Loopback redirect listener", .timeLimit(.minutes(20)))
 struct LoopbackRedirectListenerTests {
     static let metadata = AuthorizationServerMetadata(
         issuer: URL(string: "https://auth.example.com")!,

@@ -6,7 +6,7 @@ import Testing
 
 /// Discovery's checks, each against a scripted server: what a client relies on before it sends
 /// a person or a secret anywhere.
-@Suite("OAuth discovery", .timeLimit(.minutes(5)))
+@Suite("OAuth discovery", .timeLimit(.minutes(20)))
 struct OAuthDiscoveryTests {
     static let issuer = URL(string: "https://auth.example.com")!
 

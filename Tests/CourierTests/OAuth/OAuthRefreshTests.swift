@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// The built-in refresh's token request, against a scripted token endpoint.
-@Suite("OAuth built-in refresh", .timeLimit(.minutes(5)))
+@Suite("OAuth built-in refresh", .timeLimit(.minutes(20)))
 struct OAuthRefreshTests {
     static let metadata = AuthorizationServerMetadata(
         issuer: URL(string: "https://auth.example.com")!, tokenEndpoint: URL(string: "https://auth.example.com/token")!)

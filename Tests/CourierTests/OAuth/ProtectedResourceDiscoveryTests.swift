@@ -5,7 +5,7 @@ import Testing
 @testable import Courier
 
 /// From a resource's 401 to its authorization server (RFC 9728), against a scripted server.
-@Suite("Protected resource discovery", .timeLimit(.minutes(5)))
+@Suite("Protected resource discovery", .timeLimit(.minutes(20)))
 struct ProtectedResourceDiscoveryTests {
     struct Resource: TargetType {
         var baseURL: URL { URL(string: "https://mcp.example.com")! }

@@ -10,7 +10,7 @@ import Testing
 
 /// The hand-over between a transport and the reader of a streamed body: back-pressure,
 /// cancellation both ways, the idle time-out, and the scripted stream transport built on it.
-@Suite("Streamed response bodies", .timeLimit(.minutes(1)))
+@Suite("Streamed response bodies", .timeLimit(.minutes(20)))
 struct ResponseBodyStreamTests {
     private let request = URLRequest(url: URL(string: "http://127.0.0.1/events?access_token=secret")!)
 

@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// The typed views of a streamed body, read from a scripted stream cut at random places.
-@Suite("Streamed body views", .timeLimit(.minutes(1)))
+@Suite("Streamed body views", .timeLimit(.minutes(20)))
 struct ResponseBodyViewsTests {
     private let request = TransportRequest(urlRequest: URLRequest(url: URL(string: "http://127.0.0.1/stream")!))
 

@@ -10,7 +10,8 @@ import Testing
 /// ConsoleTelemetry's summary mode: a few lines per interval instead of one per request, on a
 /// clock the test moves.
 @Suite(
-    "ConsoleTelemetry summary mode: counts, errors and percentiles per span name per interval", .timeLimit(.minutes(1)))
+    "ConsoleTelemetry summary mode: counts, errors and percentiles per span name per interval", .timeLimit(.minutes(20))
+)
 struct ConsoleSummaryTests {
     let lines = LockIsolated<[String]>([])
     let clock = ManualClock()

@@ -41,7 +41,7 @@ struct CountingTelemetry: RequestTelemetry {
 /// The OpenTelemetry-named counters: the telemetry plugin counts replays, retries and DPoP
 /// nonce retries as attempts go out; AuthSessionTelemetry counts a session's renewals and
 /// store errors from its public event streams.
-@Suite("Telemetry counters: replays, retries, nonce retries, refreshes, store errors", .timeLimit(.minutes(1)))
+@Suite("Telemetry counters: replays, retries, nonce retries, refreshes, store errors", .timeLimit(.minutes(20)))
 struct TelemetryCounterTests {
     static func session(
         store: any TokenStore = InMemoryTokenStore(OAuthToken(accessToken: "old", refreshToken: "R")),

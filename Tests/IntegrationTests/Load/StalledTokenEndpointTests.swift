@@ -16,7 +16,7 @@ import Testing
 /// time-out is shorter fails with a time-out, not with `refreshFailed`. The stall's length is
 /// an event (the session's own `refreshFailed`, emitted when its waiters' `refreshTimeout`
 /// passes), never a clock.
-@Suite("A stalled token endpoint: requests wait within their own time-outs, no session ends", .timeLimit(.minutes(5)))
+@Suite("A stalled token endpoint: requests wait within their own time-outs, no session ends", .timeLimit(.minutes(20)))
 struct StalledTokenEndpointTests {
     /// A session on `tokenFile` whose token looks expired, so its first request refreshes.
     static func expiredSession(
@@ -113,7 +113,7 @@ struct StalledTokenEndpointTests {
 /// `refreshTimeout` and then answers again: no logout, no refresh token presented twice, no
 /// request failed (each waits within its own 60 s time-out), and a fresh process then uses the
 /// file without signing in.
-@Suite("Two processes under load through a stalled token endpoint", .timeLimit(.minutes(5)))
+@Suite("Two processes under load through a stalled token endpoint", .timeLimit(.minutes(20)))
 struct StalledTokenEndpointProcessTests {
     @Test("0 logouts, 0 refresh-token reuses, 0 failed requests; the sessions recover when the endpoint answers")
     func twoProcessesThroughAStall() async throws {

@@ -13,7 +13,7 @@ import Testing
 /// loopback listener.
 @Suite(
     "Authorization code against authlib", .enabled(if: OAuthTestServer.isAvailable, OAuthTestServer.unavailableReason),
-    .timeLimit(.minutes(5)))
+    .timeLimit(.minutes(20)))
 struct AuthorizationCodeServerTests {
     /// A browser's GET: follows the authorization endpoint's 302 to wherever it points.
     struct Browser: TargetType {

@@ -6,7 +6,7 @@ import Testing
 /// Services without a person: client credentials with both secret methods, verified by authlib.
 @Suite(
     "Client credentials against authlib", .enabled(if: OAuthTestServer.isAvailable, OAuthTestServer.unavailableReason),
-    .timeLimit(.minutes(5)))
+    .timeLimit(.minutes(20)))
 struct ClientCredentialsServerTests {
     func client(_ server: OAuthTestServer, _ id: String, _ authentication: OAuthClientAuthentication) async throws
         -> OAuthClient

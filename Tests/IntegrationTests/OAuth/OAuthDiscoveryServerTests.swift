@@ -6,7 +6,7 @@ import Testing
 /// Discovery against a real authorization server (authlib) and its protected resource.
 @Suite(
     "OAuth discovery against authlib", .enabled(if: OAuthTestServer.isAvailable, OAuthTestServer.unavailableReason),
-    .timeLimit(.minutes(5)))
+    .timeLimit(.minutes(20)))
 struct OAuthDiscoveryServerTests {
     struct MCP: TargetType {
         let baseURL: URL

@@ -8,7 +8,7 @@ import Testing
 /// authlib, which rotates refresh tokens and revokes the family when a used one comes back.
 @Suite(
     "OAuth built-in refresh against authlib",
-    .enabled(if: OAuthTestServer.isAvailable, OAuthTestServer.unavailableReason), .timeLimit(.minutes(5)))
+    .enabled(if: OAuthTestServer.isAvailable, OAuthTestServer.unavailableReason), .timeLimit(.minutes(20)))
 struct OAuthRefreshServerTests {
     struct MCP: TargetType {
         let baseURL: URL

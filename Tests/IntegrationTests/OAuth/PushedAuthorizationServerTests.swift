@@ -8,7 +8,7 @@ import Testing
 /// authenticates the client through authlib.
 @Suite(
     "Pushed authorization requests", .enabled(if: OAuthTestServer.isAvailable, OAuthTestServer.unavailableReason),
-    .timeLimit(.minutes(2)))
+    .timeLimit(.minutes(20)))
 struct PushedAuthorizationServerTests {
     @Test("a server that requires PAR gets the parameters pushed; the browser carries only client_id and request_uri")
     func pushed() async throws {

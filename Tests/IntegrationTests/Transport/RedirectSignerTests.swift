@@ -12,7 +12,7 @@ import Testing
 /// same origin, with the hop's request (its URL, its method after the redirect rules) and the
 /// 3xx; what it returns is what is sent; `nil` makes the 3xx the answer; a hop to another origin
 /// never reaches it. What DPoP's proof per hop is built on.
-@Suite("Transports call the redirect signer for same-origin hops", .timeLimit(.minutes(5)))
+@Suite("Transports call the redirect signer for same-origin hops", .timeLimit(.minutes(20)))
 struct RedirectSignerTests {
     struct Echo: Decodable {
         let method: String

@@ -11,7 +11,7 @@ import Testing
 /// A resource server whose nonces are good for one proof each (every answer gives a new one),
 /// met by many requests at once: a retry after `use_dpop_nonce` must carry the nonce of its own
 /// challenge — never one another request's challenge gave, nor one another retry used.
-@Suite("DPoP retries with single-use nonces under concurrency", .timeLimit(.minutes(5)))
+@Suite("DPoP retries with single-use nonces under concurrency", .timeLimit(.minutes(20)))
 struct DPoPSingleUseNonceTests {
     typealias API = DPoPSessionSigningTests.API
 

@@ -12,7 +12,7 @@ import Testing
 /// in with DPoP: it must not send the bound token without a proof (every RFC 9449 server
 /// refuses it, and the field report counted 10,472 such requests), nor refresh it, nor end the
 /// session — it says, once, that it needs the key factory.
-@Suite("A bearer session holding a DPoP-bound token", .timeLimit(.minutes(5)))
+@Suite("A bearer session holding a DPoP-bound token", .timeLimit(.minutes(20)))
 struct DPoPWithoutKeyFactoryTests {
     typealias API = DPoPSessionSigningTests.API
 

@@ -14,7 +14,7 @@ import FoundationNetworking
 
 /// `close()`, for a service that stops on SIGTERM: the loop thread ends, the connections are
 /// closed, and every later request fails with a typed error without sending anything.
-@Suite("CurlTransport.close(): thread and connections end, later sends fail typed", .timeLimit(.minutes(5)))
+@Suite("CurlTransport.close(): thread and connections end, later sends fail typed", .timeLimit(.minutes(20)))
 struct CurlCloseTests {
     /// What the idle-close origin reports.
     struct Stats: Decodable {
