@@ -131,6 +131,9 @@ struct HostileTokenServerTests {
             switch result {
             case .success(let joined): #expect(joined == generation, "went out with the late refresh's token")
             case .failure(.authentication(.refreshFailed(let underlying))): #expect(underlying is RefreshTimeout)
+            // A request whose own time-out passed while it waited (a machine that busy): its
+            // time-out, never a second refresh.
+            case .failure(.underlying(let underlying, _)) where (underlying as? URLError)?.code == .timedOut: break
             case .failure(let error): Issue.record("a later request failed with \(error)")
             }
         }

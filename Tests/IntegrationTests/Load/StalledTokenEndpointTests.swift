@@ -18,6 +18,13 @@ import Testing
 /// passes), never a clock.
 @Suite("A stalled token endpoint: requests wait within their own time-outs, no session ends", .timeLimit(.minutes(20)))
 struct StalledTokenEndpointTests {
+    /// The sessions' `abandonRefreshAfter`: the stall is held until the test releases it, which
+    /// on a machine busy enough (the thread sanitizer beside eight busy loops) came after the
+    /// default 120 s, when a session presumes its refresh lost and presents the refresh token
+    /// again — the documented lost-answer case, which reuse detection rightly ends. What these
+    /// tests claim is the waiting, not the abandonment, so no session here gives up on a refresh.
+    static let neverAbandoned: TimeInterval = 3600
+
     /// A session on `tokenFile` whose token looks expired, so its first request refreshes.
     static func expiredSession(
         _ server: TestServer, tokenFile: URL, refreshTimeout: TimeInterval
@@ -31,7 +38,7 @@ struct StalledTokenEndpointTests {
                     response: await tokens.request(TokenEndpoint(base: base, grant: .refresh(token.refreshToken ?? "")))
                 )
             },
-            refreshTimeout: refreshTimeout)
+            refreshTimeout: refreshTimeout, abandonRefreshAfter: Self.neverAbandoned)
         var token = try OAuthToken(tokenResponse: await server.issueToken(lifetime: 3600), receivedAt: Date())
         token.issuedAt = Date().addingTimeInterval(-7200)
         token.expiresAt = Date().addingTimeInterval(-3600)
@@ -134,6 +141,7 @@ struct StalledTokenEndpointProcessTests {
         let arguments = [
             "--server", server.baseURL.absoluteString, "--token-file", tokenFile.path, "--workers", "10",
             "--interval", "0.25", "--duration", "8", "--leeway", "1", "--refresh-timeout", "0.5",
+            "--abandon-after", String(StalledTokenEndpointTests.neverAbandoned),
         ]
         var children: [ChildProcess] = []
         defer { for child in children { child.stop() } }
@@ -208,7 +216,7 @@ struct StalledTokenEndpointProcessTests {
                     response: await tokens.request(TokenEndpoint(base: base, grant: .refresh(token.refreshToken ?? "")))
                 )
             },
-            refreshTimeout: 0.3)
+            refreshTimeout: 0.3, abandonRefreshAfter: StalledTokenEndpointTests.neverAbandoned)
         let timeouts = LockIsolated(0)
         let stream = witness.events
         let listener = Task {
