@@ -25,11 +25,22 @@ struct StalledTokenEndpointTests {
     /// tests claim is the waiting, not the abandonment, so no session here gives up on a refresh.
     static let neverAbandoned: TimeInterval = 3600
 
+    /// The token endpoint's provider: its requests wait as long as the test holds them (the
+    /// house's `testRefreshTimeout`, not URLSession's 60 s, which a busy machine's hold outlived:
+    /// the refresh then failed though the server rotated the token, and the retry presented the
+    /// used refresh token — the lost-answer case, not what these tests are about).
+    static func patientTokenProvider() -> Provider<TokenEndpoint> {
+        let configuration = URLSessionTransport.defaultConfiguration()
+        configuration.timeoutIntervalForRequest = testRefreshTimeout
+        configuration.timeoutIntervalForResource = testRefreshTimeout
+        return Provider(transport: URLSessionTransport(configuration: configuration))
+    }
+
     /// A session on `tokenFile` whose token looks expired, so its first request refreshes.
     static func expiredSession(
         _ server: TestServer, tokenFile: URL, refreshTimeout: TimeInterval
     ) async throws -> AuthSession {
-        let tokens = Provider<TokenEndpoint>()
+        let tokens = StalledTokenEndpointTests.patientTokenProvider()
         let base = server.baseURL
         let session = AuthSession(
             store: FileTokenStore(url: tokenFile),
@@ -207,7 +218,7 @@ struct StalledTokenEndpointProcessTests {
     /// witness's refresh time-outs (0.3 s each, so more than the children's 0.5 s), releases
     /// it, and checks that the witness then gets an answer with a renewed token.
     private func witnessAStall(_ server: TestServer, tokenFile: URL, hold: String) async throws {
-        let tokens = Provider<TokenEndpoint>()
+        let tokens = StalledTokenEndpointTests.patientTokenProvider()
         let base = server.baseURL
         let witness = AuthSession(
             store: FileTokenStore(url: tokenFile),
