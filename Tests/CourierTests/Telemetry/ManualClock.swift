@@ -11,6 +11,7 @@ final class ManualClock: Clock, Sendable {
     }
 
     private struct Sleeper: Sendable {
+        let id: UInt64
         let deadline: Instant
         let continuation: CheckedContinuation<Void, any Error>
     }
@@ -18,6 +19,8 @@ final class ManualClock: Clock, Sendable {
     private struct State: Sendable {
         var now = Instant(offset: .zero)
         var sleepers: [Sleeper] = []
+        var nextID: UInt64 = 0
+        var cancelledEarly: Set<UInt64> = []
     }
 
     private let state = LockIsolated(State())
@@ -25,14 +28,37 @@ final class ManualClock: Clock, Sendable {
     var now: Instant { state.value.now }
     var minimumResolution: Duration { .nanoseconds(1) }
 
+    /// Sleeps until the clock reaches `deadline`; throws `CancellationError` when the sleeping
+    /// task is cancelled (as the system's clocks do), so a cancelled ticker ends rather than
+    /// staying suspended for the rest of the process.
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        try await withCheckedThrowingContinuation { continuation in
-            let due = state.withValue { state in
-                guard state.now < deadline else { return true }
-                state.sleepers.append(Sleeper(deadline: deadline, continuation: continuation))
-                return false
+        let id = state.withValue { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let due = state.withValue { state -> Bool? in
+                    if state.cancelledEarly.remove(id) != nil { return nil }
+                    guard state.now < deadline else { return true }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return false
+                }
+                switch due {
+                case nil: continuation.resume(throwing: CancellationError())
+                case true?: continuation.resume()
+                case false?: break
+                }
             }
-            if due { continuation.resume() }
+        } onCancel: {
+            let sleeper = state.withValue { state -> Sleeper? in
+                if let index = state.sleepers.firstIndex(where: { $0.id == id }) {
+                    return state.sleepers.remove(at: index)
+                }
+                state.cancelledEarly.insert(id)
+                return nil
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
         }
     }
 
