@@ -54,13 +54,16 @@ public struct ConsoleTelemetry: RequestTelemetry {
     /// value is released.
     ///
     /// - Parameters:
-    ///   - interval: how often a summary is printed.
+    ///   - interval: how often a summary is printed; at least 100 ms (a shorter one, zero or
+    ///     negative, is taken as 100 ms).
     ///   - clock: the clock that times the interval (a test's clock, to drive it).
     ///   - output: receives each line; prints it by default.
     public init<C: Clock<Duration>>(
         summaryEvery interval: Duration, clock: C, output: @escaping @Sendable (String) -> Void = { print($0) }
     ) {
         self.output = output
+        // A zero or negative interval would print summaries in a busy loop.
+        let interval = max(interval, Self.shortestSummaryInterval)
         let summary = ConsoleSummary()
         self.summary = summary
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
@@ -79,6 +82,9 @@ public struct ConsoleTelemetry: RequestTelemetry {
                 }
             })
     }
+
+    /// The shortest interval between summaries.
+    static let shortestSummaryInterval: Duration = .milliseconds(100)
 
     /// A console exporter that prints a summary every `interval` of the continuous clock; see
     /// ``init(summaryEvery:clock:output:)``.

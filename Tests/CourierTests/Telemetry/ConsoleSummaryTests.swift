@@ -94,4 +94,19 @@ struct ConsoleSummaryTests {
         console.printCounters()
         #expect(lines.value == ["courier.request.replays url.template=me 4"])
     }
+
+    @Test("a zero interval is taken as 100 ms: no summary before the clock moves that far, one after")
+    func zeroInterval() async throws {
+        let console = ConsoleTelemetry(summaryEvery: .zero, clock: clock) { [lines] line in
+            lines.withValue { $0.append(line) }
+        }
+        try await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(50))
+        try await clock.waitForSleepers(1)
+        #expect(lines.value.isEmpty, "a summary before 100 ms: \(lines.value)")
+        clock.advance(by: .milliseconds(50))
+        let printed = try await lines.wait { !$0.isEmpty }
+        #expect(printed == ["summary 0.1 s: 0 requests, 0 errors"])
+        _ = console
+    }
 }

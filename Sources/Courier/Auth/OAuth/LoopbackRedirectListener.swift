@@ -84,7 +84,7 @@ public final class LoopbackRedirectListener: Sendable {
         let seconds = timeout.isFinite ? min(max(timeout, 1), 86_400) : 86_400
         let expectedState = request.state
         let timer = Task { [weak self] in
-            try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+            try? await Delay.sleep(seconds: seconds)
             if !Task.isCancelled { self?.finish(.failure(OAuthError.listenerTimedOut(seconds: seconds))) }
         }
         defer { timer.cancel() }
